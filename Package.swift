@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+// sleepcycle: an audio-first sleep analysis engine for Linux. See docs/ and README.md.
+import PackageDescription
+
+let package = Package(
+    name: "sleepcycle",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "SleepCycle", targets: ["SleepCycle"]),
+        .library(name: "SleepCycleDSP", targets: ["SleepCycleDSP"]),
+        .library(name: "SleepCycleAudio", targets: ["SleepCycleAudio"]),
+        .executable(name: "sleepcycle", targets: ["sleepcycle"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // System libraries (thin wrappers; apt providers name the Debian packages).
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Only what Swift cannot import from ALSA (macros, the variadic error handler).
+        .target(name: "CALSAShim", linkerSettings: [.linkedLibrary("asound")]),
+
+        // Pure computation: FFT plans, framing, features, resampling, envelopes, signatures.
+        .target(name: "SleepCycleDSP", dependencies: ["CFFTW"],
+                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        // Audio sources: files (libsndfile), ALSA capture, injected buffers; resampling to 16 kHz.
+        .target(name: "SleepCycleAudio", dependencies: [
+            "SleepCycleDSP", "CSndFile", "CALSA", "CALSAShim",
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
+        // One event type for everything that happens, and the ordered synchronous bus.
+        .target(name: "SleepCycleBus", dependencies: [
+            "SleepCycleDSP",
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
+
+        // Consumers: each reads the bus and may publish onto it; they never import each other.
+        .target(name: "AudioHealth", dependencies: ["SleepCycleBus"]),
+        .target(name: "EventDetection", dependencies: ["SleepCycleBus", "SleepCycleDSP"],
+                resources: [.copy("Resources")]),
+        .target(name: "Breathing", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
+        .target(name: "Staging", dependencies: ["SleepCycleBus"], resources: [.copy("Resources")]),
+        .target(name: "SleepStatistics", dependencies: ["SleepCycleBus"]),
+        .target(name: "SmartAlarm", dependencies: ["SleepCycleBus"]),
+
+        // The engine: sessions, data-source lifecycle, results.
+        .target(name: "SleepCycle", dependencies: [
+            "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP",
+            "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "sleepcycle", dependencies: [
+            "SleepCycle",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "SleepCycleDSPTests", dependencies: ["SleepCycleDSP"]),
+        .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio"]),
+        .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus"]),
+        .testTarget(name: "ConsumerTests", dependencies: [
+            "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm",
+        ]),
+        .testTarget(name: "SleepCycleTests", dependencies: ["SleepCycle"]),
+        .testTarget(name: "CLITests", dependencies: ["sleepcycle"]),
+    ]
+)

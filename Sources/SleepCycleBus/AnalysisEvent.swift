@@ -1,0 +1,192 @@
+import Foundation
+import SleepCycleDSP
+
+/// Stream time: samples since the session started, at the analysis rate (`AnalysisClock.sampleRate`, 16 kHz).
+/// Everything on the bus is timed with it; wall-clock time is `AnalysisClock.date(of:)`.
+public typealias SampleTime = Int64
+
+/// Maps stream time to wall-clock time through the session's start date. Never reads the system clock.
+public struct AnalysisClock: Sendable, Hashable {
+    public static let sampleRate = 16_000
+    public var start: Date
+    public init(start: Date) { self.start = start }
+    public func date(of t: SampleTime) -> Date { start.addingTimeInterval(Double(t) / Double(Self.sampleRate)) }
+    public static func seconds(_ t: SampleTime) -> Double { Double(t) / Double(sampleRate) }
+    public static func samples(seconds: Double) -> SampleTime { SampleTime((seconds * Double(sampleRate)).rounded()) }
+}
+
+public enum AudioChannel: Int, Sendable, Hashable, Codable, CaseIterable {
+    case primary = 0, secondary = 1
+    public var name: String { self == .primary ? "primary" : "secondary" }
+}
+
+/// Analysis-rate audio, one array per channel, all the same length, starting at `start`.
+public struct AudioBlock: Sendable {
+    public var start: SampleTime
+    public var channels: [[Float]]
+    public var frameCount: Int { channels.first?.count ?? 0 }
+    public var end: SampleTime { start + SampleTime(frameCount) }
+    public init(start: SampleTime, channels: [[Float]]) { self.start = start; self.channels = channels }
+}
+
+/// Why audio is missing from the timeline.
+public enum GapReason: String, Sendable, Codable {
+    case overrun        // capture could not keep up (ALSA xrun); samples lost
+    case missingInput   // no audio arrived (device vanished, host stopped pushing buffers)
+    case late           // an injected buffer arrived after a hole in the timeline
+}
+
+/// A stretch of the timeline with no audio.
+public struct AudioGap: Sendable {
+    public var start: SampleTime
+    public var length: SampleTime
+    public var reason: GapReason
+    public init(start: SampleTime, length: SampleTime, reason: GapReason) {
+        self.start = start; self.length = length; self.reason = reason
+    }
+}
+
+public enum EventType: String, Sendable, Hashable, Codable, CaseIterable {
+    case snoring, talking, coughing, movement
+}
+
+public enum EventSource: String, Sendable, Codable { case audio, accelerometer }
+
+/// A detected sound event (or accelerometer movement).
+public struct SoundEvent: Sendable, Identifiable {
+    /// Unique within a session, increasing in order of detection.
+    public var id: Int
+    public var type: EventType
+    public var start: SampleTime
+    public var end: SampleTime
+    /// Calibrated probability that the event is of `type` (0…1).
+    public var probability: Double
+    public var source: EventSource
+    /// nil for mono input.
+    public var channel: AudioChannel?
+    /// 16-d snore signature (snoring only).
+    public var signature: [Float]?
+    public init(id: Int, type: EventType, start: SampleTime, end: SampleTime, probability: Double,
+                source: EventSource = .audio, channel: AudioChannel? = nil, signature: [Float]? = nil) {
+        self.id = id; self.type = type; self.start = start; self.end = end; self.probability = probability
+        self.source = source; self.channel = channel; self.signature = signature
+    }
+}
+
+/// One breathing-rate estimate, timed at the centre of its analysis window.
+public struct BreathingEstimate: Sendable {
+    public var time: SampleTime
+    public var bpm: Double
+    public var confidence: Double
+    public var channel: AudioChannel?
+    public init(time: SampleTime, bpm: Double, confidence: Double, channel: AudioChannel? = nil) {
+        self.time = time; self.bpm = bpm; self.confidence = confidence; self.channel = channel
+    }
+}
+
+/// New samples of the breathing envelope since the last update ("only new samples" semantics).
+public struct BreathingTraceChunk: Sendable {
+    public var start: SampleTime
+    /// Samples per second of `values` (about 10 Hz).
+    public var rateHz: Double
+    public var values: [Float]
+    public init(start: SampleTime, rateHz: Double, values: [Float]) {
+        self.start = start; self.rateHz = rateHz; self.values = values
+    }
+}
+
+public enum SleepStage: String, Sendable, Hashable, Codable, CaseIterable {
+    case awake, light, deep, rem
+}
+
+/// One scored stretch (normally one 30-s epoch).
+public struct StageEpoch: Sendable {
+    public var start: SampleTime
+    public var end: SampleTime
+    public var stage: SleepStage
+    public init(start: SampleTime, end: SampleTime, stage: SleepStage) {
+        self.start = start; self.end = end; self.stage = stage
+    }
+}
+
+public enum AudioHealthStatus: String, Sendable, Hashable, Codable {
+    case healthy, flatline, missingInput
+}
+
+/// The audio input's health changed to `status` at `time`.
+public struct AudioHealthChange: Sendable {
+    public var time: SampleTime
+    public var status: AudioHealthStatus
+    public var channel: AudioChannel?
+    public init(time: SampleTime, status: AudioHealthStatus, channel: AudioChannel? = nil) {
+        self.time = time; self.status = status; self.channel = channel
+    }
+}
+
+/// A heart-rate observation from a wearable: bpm, an RR interval, or both.
+public struct HeartRateSample: Sendable {
+    public var time: SampleTime
+    public var bpm: Double?
+    public var rrMs: Double?
+    public init(time: SampleTime, bpm: Double? = nil, rrMs: Double? = nil) {
+        self.time = time; self.bpm = bpm; self.rrMs = rrMs
+    }
+}
+
+/// Accelerometer activity (counts or magnitude of x,y,z), from a wearable or phone.
+public struct MotionSample: Sendable {
+    public var time: SampleTime
+    public var activity: Double
+    public init(time: SampleTime, activity: Double) { self.time = time; self.activity = activity }
+}
+
+/// A smart-alarm decision: when it fired and which rule fired it.
+public struct AlarmFired: Sendable {
+    public var time: SampleTime
+    public var rule: String
+    public init(time: SampleTime, rule: String) { self.time = time; self.rule = rule }
+}
+
+/// A short audio clip cut around an event.
+public struct AudioClipReady: Sendable {
+    public var eventId: Int
+    public var start: SampleTime
+    public var end: SampleTime
+    public var path: String?
+    public init(eventId: Int, start: SampleTime, end: SampleTime, path: String? = nil) {
+        self.eventId = eventId; self.start = start; self.end = end; self.path = path
+    }
+}
+
+/// What a session knows about itself when it starts.
+public struct SessionInfo: Sendable {
+    public var id: UUID
+    public var clock: AnalysisClock
+    /// Rate and channel count of the source before resampling.
+    public var sourceSampleRate: Int
+    public var channelCount: Int
+    public init(id: UUID, clock: AnalysisClock, sourceSampleRate: Int, channelCount: Int) {
+        self.id = id; self.clock = clock; self.sourceSampleRate = sourceSampleRate; self.channelCount = channelCount
+    }
+}
+
+/// Everything that happens during an analysis. Ordered by stream time of publication, delivered in FIFO order.
+public enum AnalysisEvent: Sendable {
+    case sessionStarted(SessionInfo)
+    case audio(AudioBlock)
+    case features(FeatureBlock)
+    case gap(AudioGap)
+    case eventStarted(SoundEvent)
+    case eventEnded(SoundEvent)
+    case breathingRate(BreathingEstimate)
+    case breathingTrace(BreathingTraceChunk)
+    case sleepStage(StageEpoch)
+    case healthChanged(AudioHealthChange)
+    case heartRate(HeartRateSample)
+    case motion(MotionSample)
+    case alarm(AlarmFired)
+    case clip(AudioClipReady)
+    /// The end of the analysed audio: every consumer flushes what it holds.
+    case sessionEnding(at: SampleTime)
+    case sessionEnded(at: SampleTime)
+}
