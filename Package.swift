@@ -61,9 +61,10 @@ let package = Package(
         .testTarget(name: "SleepCycleDSPTests", dependencies: ["SleepCycleDSP"]),
         .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio"]),
         .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus"]),
-        .testTarget(name: "ConsumerTests", dependencies: [
-            "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm",
-        ]),
+        .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth"]),
+        .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection"]),
+        .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
+        .testTarget(name: "StagingTests", dependencies: ["Staging", "SleepStatistics", "SmartAlarm"]),
         .testTarget(name: "SleepCycleTests", dependencies: ["SleepCycle"]),
         .testTarget(name: "CLITests", dependencies: ["sleepcycle"]),
     ]

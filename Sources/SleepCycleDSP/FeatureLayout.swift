@@ -1,6 +1,6 @@
 /// The column layout of one analysis frame's features, shared by every consumer of `FeatureBlock`.
 ///
-/// One row per frame (frame centre at `frameIndex * hopLength` samples on the 16 kHz analysis timeline),
+/// One row per frame (see `FeatureBlock.start` for the frame centres on the 16 kHz analysis timeline),
 /// `FeatureLayout.stride` floats per row. Definitions follow librosa; see each extractor's doc comment.
 public enum FeatureLayout {
     public static let rms = 0
@@ -27,17 +27,18 @@ public enum FeatureLayout {
 public struct FeatureBlock: Sendable {
     /// Channel index (0 = primary/left, 1 = secondary/right).
     public var channel: Int
-    /// Index of the first frame; frame `i` is centred at sample `(firstFrame + i) * hopLength`.
-    public var firstFrame: Int64
+    /// Sample index (analysis timeline) of the first frame's centre; frame `i` is centred at
+    /// `start + i * hopLength`.
+    public var start: Int64
     public var frameLength: Int
     public var hopLength: Int
     public var count: Int
     public var values: [Float]
 
-    public init(channel: Int, firstFrame: Int64, frameLength: Int, hopLength: Int, count: Int, values: [Float]) {
+    public init(channel: Int, start: Int64, frameLength: Int, hopLength: Int, count: Int, values: [Float]) {
         precondition(values.count >= count * FeatureLayout.stride)
         self.channel = channel
-        self.firstFrame = firstFrame
+        self.start = start
         self.frameLength = frameLength
         self.hopLength = hopLength
         self.count = count
