@@ -1,0 +1,26 @@
+// swift-tools-version:6.1
+// Speed and memory benchmarks for sleepcycle (ordo-one/benchmark). Run: `swift package benchmark` here.
+// Accuracy evaluations and the comparison scripts live in Scripts/ (see README.md).
+import PackageDescription
+
+let package = Package(
+    name: "sleepcycle-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "sleepcycle", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DSPBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SleepCycleDSP", package: "sleepcycle"),
+                .product(name: "SleepCycleAudio", package: "sleepcycle"),
+                .product(name: "SleepCycle", package: "sleepcycle"),
+            ],
+            path: "Benchmarks/DSP",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,217 @@
+import Foundation
+
+/// The result of analysing one window of the breathing envelope.
+public struct BreathingRateAnalysis: Sendable, Equatable {
+    /// Final rate (breaths/min): the mean of the two agreeing estimates.
+    public var bpm: Double
+    /// 0…1, see `BreathingRateAnalyzer`.
+    public var confidence: Double
+    /// Rate from the autocorrelation peak (breaths/min).
+    public var autocorrelationBpm: Double
+    /// Rate from the harmonic-sum spectral peak (breaths/min).
+    public var spectralBpm: Double
+    /// Normalised autocorrelation at the chosen breathing period (−1…1).
+    public var periodicity: Double
+}
+
+/// Breathing rate of one window of the envelope: an autocorrelation estimate and a spectral estimate
+/// that must agree.
+///
+/// Method (after Nam, Reyes & Chon, IEEE JBHI 20(6):1493–1501, 2016, who estimate the rate from the
+/// sound-energy envelope both by its autocorrelation and by its spectrum, and the envelope-periodicity
+/// approach of Avalur, "Human breath detection using a microphone", MSc thesis, Univ. Groningen, 2013):
+///
+/// 1. The envelope (dB, ~10 Hz) is smoothed with a 3-tap moving average and linearly detrended.
+/// 2. **Autocorrelation.** r(L) = Σ x[i]x[i+L] / √(Σx[i]² · Σx[i+L]²) over the overlap (a Pearson-like
+///    normalisation that does not decay with lag), for lags from 0.4 s up to the longest breathing
+///    period (60/`minBpm` s) or a third of the window, whichever is shorter (at least three breaths).
+///    Among the local maxima, the period is the *first* one reaching 0.8 × the highest (the "key maximum"
+///    rule of McLeod & Wyvill, "A smarter way to find pitch", ICMC 2005), which avoids picking a multiple
+///    of the period. If that first peak is faster than `maxBpm` the rhythm is not breathing: no value.
+///    The lag is refined by parabolic interpolation.
+/// 3. **Spectrum.** The Hann-windowed envelope's power P(f) is evaluated directly (DFT at arbitrary
+///    frequencies, 0.5 breaths/min grid, then refined at 0.05) and the peak of the harmonic sum
+///    S(f) = P(f) + ½·P(2f) over [`minBpm`, `maxBpm`] is taken; the half-weighted second harmonic makes
+///    the fundamental win over the exhale/inhale double bump without creating sub-harmonic errors
+///    (harmonic summation, Hermes, "Measurement of pitch by subharmonic summation", JASA 83:257, 1988).
+/// 4. **Agreement.** The two must agree within max(1 breath/min, 10 %); otherwise no value.
+/// 5. **Confidence** = periodicity × spectral concentration, where periodicity is r at the chosen lag and
+///    concentration is the share of the envelope's 0.05–1.5 Hz power that lies within ±2 bins of the
+///    breathing frequency and its second harmonic, scaled so that a clean breathing rhythm gives ~1.
+///    A window is answered only when periodicity ≥ `minPeriodicity` and confidence ≥ `minConfidence`.
+///
+/// `analyze` allocates nothing after `init` (scratch buffers are sized for the longest window).
+public struct BreathingRateAnalyzer: Sendable {
+    public struct Parameters: Sendable, Equatable {
+        /// Envelope sample rate (Hz).
+        public var envelopeRateHz: Double = 10
+        /// Lowest and highest breathing rate reported (breaths/min).
+        public var minBpm: Double = 6
+        public var maxBpm: Double = 42
+        /// Minimum normalised autocorrelation at the breathing period for a value.
+        public var minPeriodicity: Double = 0.3
+        /// Minimum confidence for a value.
+        public var minConfidence: Double = 0.15
+        /// Relative and absolute tolerance for the agreement of the two estimates.
+        public var agreementFraction: Double = 0.10
+        public var agreementBpm: Double = 1.0
+        public init() {}
+    }
+
+    public let parameters: Parameters
+    private let capacity: Int
+    private var x: [Double]
+    private var r: [Double]
+    private var window: [Double]
+
+    /// - Parameter capacity: the longest window (envelope samples) that will be analysed.
+    public init(parameters: Parameters = Parameters(), capacity: Int) {
+        precondition(parameters.minBpm > 0 && parameters.maxBpm > parameters.minBpm, "bad breathing-rate range")
+        precondition(parameters.envelopeRateHz > 0, "bad envelope rate")
+        precondition(capacity > 0, "capacity must be positive")
+        self.parameters = parameters
+        self.capacity = capacity
+        x = [Double](repeating: 0, count: capacity)
+        r = [Double](repeating: 0, count: capacity)
+        window = [Double](repeating: 0, count: capacity)
+    }
+
+    /// Analyses `envelope` (dB values at `envelopeRateHz`); nil when there is no clear breathing rhythm.
+    public mutating func analyze(_ envelope: ArraySlice<Float>) -> BreathingRateAnalysis? {
+        let n = min(envelope.count, capacity)
+        let fs = parameters.envelopeRateHz
+        let minLag = Int((0.4 * fs).rounded(.down))
+        let maxPeriodLag = Int((60 / parameters.minBpm * fs).rounded(.up))
+        let maxLag = min(maxPeriodLag, n / 3)
+        let shortestBreathLag = 60 / parameters.maxBpm * fs
+        guard n >= 8, maxLag >= Int(shortestBreathLag.rounded(.up)) + 1 else { return nil }
+        prepare(envelope.prefix(n), count: n)
+
+        // Signal energy check: a constant envelope (digital silence, DC) has no rhythm.
+        var energy = 0.0
+        for i in 0..<n { energy += x[i] * x[i] }
+        guard energy / Double(n) > 1e-6 else { return nil }
+
+        guard let lag = autocorrelationPeriod(count: n, minLag: minLag, maxLag: maxLag) else { return nil }
+        guard lag.lag >= shortestBreathLag * 0.97 else { return nil }
+        let acBpm = 60 * fs / lag.lag
+        guard acBpm >= parameters.minBpm * 0.97, acBpm <= parameters.maxBpm * 1.03 else { return nil }
+
+        let spectral = spectralPeak(count: n)
+        let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * acBpm)
+        guard abs(spectral.bpm - acBpm) <= tolerance else { return nil }
+
+        let periodicity = lag.value
+        let confidence = max(0, min(1, periodicity * min(1, spectral.concentration / 0.5)))
+        guard periodicity >= parameters.minPeriodicity, confidence >= parameters.minConfidence else { return nil }
+        let bpm = min(parameters.maxBpm, max(parameters.minBpm, (acBpm + spectral.bpm) / 2))
+        return BreathingRateAnalysis(bpm: bpm, confidence: confidence, autocorrelationBpm: acBpm,
+                                     spectralBpm: spectral.bpm, periodicity: periodicity)
+    }
+
+    /// Smooths (3-tap mean) and linearly detrends the envelope into `x`.
+    private mutating func prepare(_ envelope: ArraySlice<Float>, count n: Int) {
+        let base = envelope.startIndex
+        for i in 0..<n {
+            let a = Double(envelope[base + max(0, i - 1)])
+            let b = Double(envelope[base + i])
+            let c = Double(envelope[base + min(n - 1, i + 1)])
+            x[i] = (a + b + c) / 3
+        }
+        // Least-squares line through (i, x[i]).
+        let meanI = Double(n - 1) / 2
+        var meanX = 0.0
+        for i in 0..<n { meanX += x[i] }
+        meanX /= Double(n)
+        var sxy = 0.0, sxx = 0.0
+        for i in 0..<n {
+            let di = Double(i) - meanI
+            sxy += di * (x[i] - meanX); sxx += di * di
+        }
+        let slope = sxx > 0 ? sxy / sxx : 0
+        for i in 0..<n { x[i] -= meanX + slope * (Double(i) - meanI) }
+    }
+
+    /// Normalised autocorrelation, key-maximum peak pick, parabolic refinement. Returns the lag (samples)
+    /// and r at that lag, or nil when there is no peak.
+    private mutating func autocorrelationPeriod(count n: Int, minLag: Int, maxLag: Int) -> (lag: Double, value: Double)? {
+        let lo = max(1, minLag - 1), hi = min(n - 2, maxLag + 1)
+        guard hi > lo + 1 else { return nil }
+        for lag in lo...hi {
+            var sxy = 0.0, sxx = 0.0, syy = 0.0
+            for i in 0..<(n - lag) {
+                let a = x[i], b = x[i + lag]
+                sxy += a * b; sxx += a * a; syy += b * b
+            }
+            let d = (sxx * syy).squareRoot()
+            r[lag] = d > 0 ? sxy / d : 0
+        }
+        var best = -Double.infinity
+        for lag in (lo + 1)..<hi where r[lag] > r[lag - 1] && r[lag] >= r[lag + 1] && lag <= maxLag {
+            best = max(best, r[lag])
+        }
+        guard best > 0 else { return nil }
+        for lag in (lo + 1)..<hi where r[lag] > r[lag - 1] && r[lag] >= r[lag + 1] && lag <= maxLag
+            && r[lag] >= 0.8 * best {
+            let (ym, y0, yp) = (r[lag - 1], r[lag], r[lag + 1])
+            let denom = ym - 2 * y0 + yp
+            let shift = denom < 0 ? max(-0.5, min(0.5, 0.5 * (ym - yp) / denom)) : 0
+            return (Double(lag) + shift, y0 - 0.25 * (ym - yp) * shift)
+        }
+        return nil
+    }
+
+    /// Power of the Hann-windowed `x` at `hz` (direct DFT evaluation).
+    private func power(atHz hz: Double, count n: Int) -> Double {
+        let w = 2 * Double.pi * hz / parameters.envelopeRateHz
+        let (c1, s1) = (cos(w), sin(w))
+        var c = 1.0, s = 0.0, re = 0.0, im = 0.0
+        for i in 0..<n {
+            let v = window[i]
+            re += v * c; im -= v * s
+            let cn = c * c1 - s * s1
+            s = s * c1 + c * s1; c = cn
+        }
+        return re * re + im * im
+    }
+
+    /// Harmonic-sum spectral peak in [minBpm, maxBpm] and the share of envelope power around it.
+    private mutating func spectralPeak(count n: Int) -> (bpm: Double, concentration: Double) {
+        for i in 0..<n {
+            let h = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))
+            window[i] = x[i] * h
+        }
+        func harmonicSum(_ bpm: Double) -> Double {
+            power(atHz: bpm / 60, count: n) + 0.5 * power(atHz: bpm / 30, count: n)
+        }
+        var bestBpm = parameters.minBpm, best = -1.0
+        var bpm = parameters.minBpm
+        while bpm <= parameters.maxBpm + 1e-9 {
+            let s = harmonicSum(bpm)
+            if s > best { best = s; bestBpm = bpm }
+            bpm += 0.5
+        }
+        var fine = bestBpm - 0.5
+        let fineEnd = bestBpm + 0.5
+        while fine <= fineEnd + 1e-9 {
+            if fine >= parameters.minBpm, fine <= parameters.maxBpm {
+                let s = harmonicSum(fine)
+                if s > best { best = s; bestBpm = fine }
+            }
+            fine += 0.05
+        }
+        // Concentration: power near f0 and 2·f0 versus all power from 3 to 90 breaths/min.
+        // The bin width of an n-sample Hann window is fs/n; "near" = within ±2 bins.
+        let binBpm = 60 * parameters.envelopeRateHz / Double(n)
+        var total = 0.0, near = 0.0
+        var f = 3.0
+        let step = max(0.25, binBpm / 2)
+        while f <= 90 {
+            let p = power(atHz: f / 60, count: n)
+            total += p
+            if abs(f - bestBpm) <= 2 * binBpm || abs(f - 2 * bestBpm) <= 2 * binBpm { near += p }
+            f += step
+        }
+        return (bestBpm, total > 0 ? near / total : 0)
+    }
+}

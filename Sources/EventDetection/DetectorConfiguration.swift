@@ -1,0 +1,67 @@
+import SleepCycleBus
+
+/// Tunable thresholds of the detector. Every default is documented in docs/0005-event-detection.md; the built-in
+/// model was trained with these segmentation settings, so change them only together with re-training.
+public struct DetectorConfiguration: Sendable, Hashable {
+    /// Exponential smoothing time constant of the per-band power before minimum tracking (seconds).
+    public var floorSmoothingSec: Double = 0.2
+    /// Length of one minimum-statistics sub-window (seconds).
+    public var floorSubWindowSec: Double = 1.0
+    /// Number of sub-windows: the floor is the minimum over the last `floorSubWindows × floorSubWindowSec`.
+    public var floorSubWindows: Int = 6
+    /// Bias compensation of the minimum (linear power factor; 1.5 ≈ +1.8 dB, cf. Martin 2001).
+    public var floorBias: Float = 1.5
+    /// Lowest floor per mel band (mel power units, about −100 dB re full scale): digital silence never
+    /// makes dither look like an event.
+    public var absoluteFloorPower: Float = 1e-8
+
+    /// A segment opens when the frame SNR (dB over the floor, best band group) reaches this.
+    public var onThresholdDb: Float = 7
+    /// An open segment continues while the frame SNR stays at or above this.
+    public var offThresholdDb: Float = 3
+    /// Gaps below the off threshold up to this long are bridged (seconds).
+    public var bridgeGapSec: Double = 0.3
+    /// Segments shorter than this are discarded (seconds).
+    public var minSegmentSec: Double = 0.15
+    /// Segments are cut at this length and classified piecewise (seconds).
+    public var maxSegmentSec: Double = 5.0
+
+    /// An event is reported only when its class probability is at least this.
+    public var minProbability: Double = 0.5
+    /// Segments of one class closer than this are merged into one event (seconds). Snoring is reported per
+    /// snore (0), a cough burst as one event, an utterance as one event, a rustle as one event.
+    public var mergeGapSec: [EventType: Double] = [.snoring: 0, .talking: 1.5, .coughing: 1.0, .movement: 1.0]
+    /// Snore-bout rule: a snore is reported if another snore-classified segment lies within this time of it
+    /// (snores repeat at the breathing period), or if its own probability reaches `isolatedSnoreProbability`.
+    public var snoreBoutWindowSec: Double = 12
+    public var isolatedSnoreProbability: Double = 0.9
+
+    public init() {}
+    public static let `default` = DetectorConfiguration()
+
+    func validate() throws {
+        func check(_ ok: Bool, _ what: String) throws {
+            if !ok { throw DetectionError.invalidConfiguration(what) }
+        }
+        try check(floorSmoothingSec > 0, "floorSmoothingSec must be > 0")
+        try check(floorSubWindowSec > 0 && floorSubWindows >= 1, "floor window must be positive")
+        try check(offThresholdDb <= onThresholdDb, "offThresholdDb must not exceed onThresholdDb")
+        try check(minSegmentSec >= 0 && maxSegmentSec > minSegmentSec, "need 0 ≤ minSegmentSec < maxSegmentSec")
+        try check((0...1).contains(minProbability), "minProbability must be in 0…1")
+    }
+}
+
+/// Errors of the detection module; `description` is one line naming the file or setting and the problem.
+public enum DetectionError: Error, CustomStringConvertible, Sendable {
+    case invalidConfiguration(String)
+    case modelUnreadable(path: String, reason: String)
+    case modelInvalid(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let what): return "detector configuration: \(what)"
+        case .modelUnreadable(let path, let reason): return "\(path): cannot read event model (\(reason))"
+        case .modelInvalid(let path, let reason): return "\(path): invalid event model (\(reason))"
+        }
+    }
+}
