@@ -31,9 +31,10 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    The lag is refined by parabolic interpolation.
 /// 3. **Spectrum.** The Hann-windowed envelope's power P(f) is evaluated directly (DFT at arbitrary
 ///    frequencies, 0.5 breaths/min grid, then refined at 0.05) and the peak of the harmonic sum
-///    S(f) = P(f) + ½·P(2f) over [`minBpm`, `maxBpm`] is taken; the half-weighted second harmonic makes
-///    the fundamental win over the exhale/inhale double bump without creating sub-harmonic errors
-///    (harmonic summation, Hermes, "Measurement of pitch by subharmonic summation", JASA 83:257, 1988).
+///    S(f) = P(f) + P(2f) + P(3f) over [`minBpm`, `maxBpm`] is taken: a train of inhale/exhale bursts has
+///    strong harmonics, often a second harmonic stronger than the fundamental, and summing them makes the
+///    breathing frequency win over its harmonics (harmonic summation, Hermes, "Measurement of pitch by
+///    subharmonic summation", JASA 83:257–264, 1988).
 /// 4. **Agreement.** The two must agree within max(1 breath/min, 10 %); otherwise no value.
 /// 5. **Confidence** = periodicity × spectral concentration, where periodicity is r at the chosen lag and
 ///    concentration is the share of the envelope's 0.05–1.5 Hz power that lies within ±2 bins of the
@@ -55,6 +56,9 @@ public struct BreathingRateAnalyzer: Sendable {
         /// Relative and absolute tolerance for the agreement of the two estimates.
         public var agreementFraction: Double = 0.10
         public var agreementBpm: Double = 1.0
+        /// When the spectral peak is at twice the autocorrelation rate (inhale and exhale heard as two
+        /// bursts), the spectral power at the autocorrelation rate must be at least this share of the peak.
+        public var cycleFundamentalShare: Double = 0.2
         public init() {}
     }
 
@@ -63,6 +67,7 @@ public struct BreathingRateAnalyzer: Sendable {
     private var x: [Double]
     private var r: [Double]
     private var window: [Double]
+    private var acLow = 1, acHigh = 0
 
     /// - Parameter capacity: the longest window (envelope samples) that will be analysed.
     public init(parameters: Parameters = Parameters(), capacity: Int) {
@@ -80,8 +85,10 @@ public struct BreathingRateAnalyzer: Sendable {
     public mutating func analyze(_ envelope: ArraySlice<Float>) -> BreathingRateAnalysis? {
         let n = min(envelope.count, capacity)
         let fs = parameters.envelopeRateHz
-        let minLag = Int((0.4 * fs).rounded(.down))
-        let maxPeriodLag = Int((60 / parameters.minBpm * fs).rounded(.up))
+        // Search 10 % beyond the reported range so that a rate just outside it is found (and refused)
+        // rather than mistaken for its harmonic.
+        let minLag = Int((60 / (parameters.maxBpm * 1.2) * fs).rounded(.down))
+        let maxPeriodLag = Int((60 / (parameters.minBpm / 1.1) * fs).rounded(.up))
         let maxLag = min(maxPeriodLag, n / 3)
         let shortestBreathLag = 60 / parameters.maxBpm * fs
         guard n >= 8, maxLag >= Int(shortestBreathLag.rounded(.up)) + 1 else { return nil }
@@ -92,19 +99,41 @@ public struct BreathingRateAnalyzer: Sendable {
         for i in 0..<n { energy += x[i] * x[i] }
         guard energy / Double(n) > 1e-6 else { return nil }
 
-        guard let lag = autocorrelationPeriod(count: n, minLag: minLag, maxLag: maxLag) else { return nil }
-        guard lag.lag >= shortestBreathLag * 0.97 else { return nil }
+        // Two independent estimates of the period that must agree.
+        // At least three breaths in the window: the slowest rate searched is 60/(maxLag/fs).
+        let lowBpm = max(parameters.minBpm / 1.1, 60 * fs / Double(maxLag))
+        applyWindow(count: n)
+        let peak = spectralPeak(count: n, low: lowBpm, high: parameters.maxBpm * 1.1)
+        computeAutocorrelation(count: n, minLag: minLag, maxLag: maxLag)
+        guard var lag = autocorrelationPeak(count: n, from: shortestBreathLag / 1.1, to: Double(maxLag)) else {
+            return nil
+        }
+        // Inhale and exhale bursts of one cycle differ (level, length, the pause after exhaling): if the
+        // signal repeats better at twice the lag, the lag found is half a cycle.
+        if let double = autocorrelationPeak(count: n, from: 2 * lag.lag - 2, to: min(2 * lag.lag + 2, Double(maxLag))),
+           double.value > lag.value {
+            lag = double
+        }
         let acBpm = 60 * fs / lag.lag
-        guard acBpm >= parameters.minBpm * 0.97, acBpm <= parameters.maxBpm * 1.03 else { return nil }
-
-        let spectral = spectralPeak(count: n)
         let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * acBpm)
-        guard abs(spectral.bpm - acBpm) <= tolerance else { return nil }
+        var spectralBpm = peak.bpm
+        if abs(peak.bpm - acBpm) > tolerance {
+            // Inhale and exhale are separate bursts: the strongest spectral line can be the burst rate, twice
+            // the breathing rate, while the autocorrelation (bursts alternate in shape and level) peaks at
+            // the whole cycle. Accept the cycle when the spectrum also shows its fundamental.
+            guard abs(peak.bpm / 2 - acBpm) <= tolerance else { return nil }
+            let half = spectralPeak(count: n, low: max(lowBpm, acBpm - tolerance), high: acBpm + tolerance)
+            guard half.power >= parameters.cycleFundamentalShare * peak.power,
+                  abs(half.bpm - acBpm) <= tolerance else { return nil }
+            spectralBpm = half.bpm
+        }
+        let spectral = (bpm: spectralBpm, concentration: concentration(bpm: spectralBpm, count: n))
 
         let periodicity = lag.value
         let confidence = max(0, min(1, periodicity * min(1, spectral.concentration / 0.5)))
         guard periodicity >= parameters.minPeriodicity, confidence >= parameters.minConfidence else { return nil }
-        let bpm = min(parameters.maxBpm, max(parameters.minBpm, (acBpm + spectral.bpm) / 2))
+        let bpm = (acBpm + spectral.bpm) / 2
+        guard bpm >= parameters.minBpm, bpm <= parameters.maxBpm else { return nil }
         return BreathingRateAnalysis(bpm: bpm, confidence: confidence, autocorrelationBpm: acBpm,
                                      spectralBpm: spectral.bpm, periodicity: periodicity)
     }
@@ -132,12 +161,11 @@ public struct BreathingRateAnalyzer: Sendable {
         for i in 0..<n { x[i] -= meanX + slope * (Double(i) - meanI) }
     }
 
-    /// Normalised autocorrelation, key-maximum peak pick, parabolic refinement. Returns the lag (samples)
-    /// and r at that lag, or nil when there is no peak.
-    private mutating func autocorrelationPeriod(count n: Int, minLag: Int, maxLag: Int) -> (lag: Double, value: Double)? {
-        let lo = max(1, minLag - 1), hi = min(n - 2, maxLag + 1)
-        guard hi > lo + 1 else { return nil }
-        for lag in lo...hi {
+    /// Normalised autocorrelation r(L) of `x` for L in [max(1, minLag−1), maxLag+1] into `r`.
+    private mutating func computeAutocorrelation(count n: Int, minLag: Int, maxLag: Int) {
+        acLow = max(1, minLag - 1); acHigh = min(n - 2, maxLag + 1)
+        guard acHigh >= acLow else { return }
+        for lag in acLow...acHigh {
             var sxy = 0.0, sxx = 0.0, syy = 0.0
             for i in 0..<(n - lag) {
                 let a = x[i], b = x[i + lag]
@@ -146,19 +174,27 @@ public struct BreathingRateAnalyzer: Sendable {
             let d = (sxx * syy).squareRoot()
             r[lag] = d > 0 ? sxy / d : 0
         }
-        var best = -Double.infinity
-        for lag in (lo + 1)..<hi where r[lag] > r[lag - 1] && r[lag] >= r[lag + 1] && lag <= maxLag {
-            best = max(best, r[lag])
+    }
+
+    /// The local maximum of r with its lag in [from, to] (samples) that has the highest *biased* value
+    /// r(L)·(n−L)/n, refined by parabolic interpolation; nil when r has no positive local maximum there.
+    /// The bias down-weights long lags, whose few overlapping samples make r noisy, so that the breathing
+    /// period wins over its multiples.
+    private func autocorrelationPeak(count n: Int, from: Double, to: Double) -> (lag: Double, value: Double)? {
+        let lo = max(acLow + 1, Int(from.rounded(.down))), hi = min(acHigh - 1, Int(to.rounded(.up)))
+        guard hi >= lo else { return nil }
+        var bestLag = -1, best = 0.0
+        for lag in lo...hi where r[lag] > r[lag - 1] && r[lag] >= r[lag + 1] {
+            let biased = r[lag] * Double(n - lag) / Double(n)
+            if biased > best { best = biased; bestLag = lag }
         }
-        guard best > 0 else { return nil }
-        for lag in (lo + 1)..<hi where r[lag] > r[lag - 1] && r[lag] >= r[lag + 1] && lag <= maxLag
-            && r[lag] >= 0.8 * best {
-            let (ym, y0, yp) = (r[lag - 1], r[lag], r[lag + 1])
-            let denom = ym - 2 * y0 + yp
-            let shift = denom < 0 ? max(-0.5, min(0.5, 0.5 * (ym - yp) / denom)) : 0
-            return (Double(lag) + shift, y0 - 0.25 * (ym - yp) * shift)
-        }
-        return nil
+        guard bestLag > 0 else { return nil }
+        let (ym, y0, yp) = (r[bestLag - 1], r[bestLag], r[bestLag + 1])
+        let denom = ym - 2 * y0 + yp
+        let shift = denom < 0 ? max(-0.5, min(0.5, 0.5 * (ym - yp) / denom)) : 0
+        let lag = Double(bestLag) + shift
+        guard lag >= from, lag <= to else { return nil }
+        return (lag, y0 - 0.25 * (ym - yp) * shift)
     }
 
     /// Power of the Hann-windowed `x` at `hz` (direct DFT evaluation).
@@ -175,33 +211,39 @@ public struct BreathingRateAnalyzer: Sendable {
         return re * re + im * im
     }
 
-    /// Harmonic-sum spectral peak in [minBpm, maxBpm] and the share of envelope power around it.
-    private mutating func spectralPeak(count n: Int) -> (bpm: Double, concentration: Double) {
+    /// Applies the Hann window to `x` (into `window`) before spectral evaluation.
+    private mutating func applyWindow(count n: Int) {
         for i in 0..<n {
             let h = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))
             window[i] = x[i] * h
         }
-        func harmonicSum(_ bpm: Double) -> Double {
-            power(atHz: bpm / 60, count: n) + 0.5 * power(atHz: bpm / 30, count: n)
-        }
-        var bestBpm = parameters.minBpm, best = -1.0
-        var bpm = parameters.minBpm
-        while bpm <= parameters.maxBpm + 1e-9 {
-            let s = harmonicSum(bpm)
-            if s > best { best = s; bestBpm = bpm }
+    }
+
+    /// The frequency (breaths/min) of the highest envelope power in [low, high]: 0.5 breaths/min grid,
+    /// refined on a 0.05 grid around the best point.
+    private func spectralPeak(count n: Int, low: Double, high: Double) -> (bpm: Double, power: Double) {
+        var bestBpm = low, best = -1.0
+        var bpm = low
+        while bpm <= high + 1e-9 {
+            let p = power(atHz: bpm / 60, count: n)
+            if p > best { best = p; bestBpm = bpm }
             bpm += 0.5
         }
-        var fine = bestBpm - 0.5
-        let fineEnd = bestBpm + 0.5
-        while fine <= fineEnd + 1e-9 {
-            if fine >= parameters.minBpm, fine <= parameters.maxBpm {
-                let s = harmonicSum(fine)
-                if s > best { best = s; bestBpm = fine }
+        let centre = bestBpm
+        var fine = centre - 0.5
+        while fine <= centre + 0.5 + 1e-9 {
+            if fine >= low, fine <= high {
+                let p = power(atHz: fine / 60, count: n)
+                if p > best { best = p; bestBpm = fine }
             }
             fine += 0.05
         }
-        // Concentration: power near f0 and 2·f0 versus all power from 3 to 90 breaths/min.
-        // The bin width of an n-sample Hann window is fs/n; "near" = within ±2 bins.
+        return (bestBpm, best)
+    }
+
+    /// Share of the envelope power from 3 to 90 breaths/min that lies within ±2 bins (bin = fs/n) of the
+    /// breathing frequency `bpm` or its second harmonic.
+    private func concentration(bpm: Double, count n: Int) -> Double {
         let binBpm = 60 * parameters.envelopeRateHz / Double(n)
         var total = 0.0, near = 0.0
         var f = 3.0
@@ -209,9 +251,9 @@ public struct BreathingRateAnalyzer: Sendable {
         while f <= 90 {
             let p = power(atHz: f / 60, count: n)
             total += p
-            if abs(f - bestBpm) <= 2 * binBpm || abs(f - 2 * bestBpm) <= 2 * binBpm { near += p }
+            if abs(f - bpm) <= 2 * binBpm || abs(f - 2 * bpm) <= 2 * binBpm { near += p }
             f += step
         }
-        return (bestBpm, total > 0 ? near / total : 0)
+        return total > 0 ? near / total : 0
     }
 }

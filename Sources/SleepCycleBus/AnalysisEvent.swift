@@ -90,8 +90,10 @@ public struct BreathingTraceChunk: Sendable {
     /// Samples per second of `values` (about 10 Hz).
     public var rateHz: Double
     public var values: [Float]
-    public init(start: SampleTime, rateHz: Double, values: [Float]) {
-        self.start = start; self.rateHz = rateHz; self.values = values
+    /// nil for mono input.
+    public var channel: AudioChannel?
+    public init(start: SampleTime, rateHz: Double, values: [Float], channel: AudioChannel? = nil) {
+        self.start = start; self.rateHz = rateHz; self.values = values; self.channel = channel
     }
 }
 

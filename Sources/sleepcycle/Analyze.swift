@@ -1,6 +1,108 @@
 import ArgumentParser
+import Foundation
+import SleepCycle
+import SleepCycleAudio
 
-struct Analyze: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "TODO")
-    func run() async throws { throw ValidationError("not implemented yet") }
+/// `sleepcycle analyze FILE`: a whole night from a recording → a text summary or the contract JSON.
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Analyse a night's recording: events, breathing, sleep stages, statistics, audio health.",
+        discussion: """
+            Reads any file libsndfile decodes (WAV, FLAC, Ogg/Vorbis, AIFF; 8–192 kHz; mono or stereo). \
+            The JSON output is described in docs/json.md; it is byte-identical for the same input and options.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: "The recording to analyse.")
+    var file: String
+
+    @Option(help: "Output format: text (a night summary) or json (docs/json.md).")
+    var format: Format = .text
+
+    @Option(help: "Write the output to this file instead of standard output.")
+    var output: String?
+
+    @Option(help: ArgumentHelp("Wall-clock time of the recording's first sample, ISO 8601 (e.g. 2026-01-01T23:00:00Z).",
+                               discussion: "Default: 2000-01-01T22:00:00.000Z (fixed, so results are reproducible)."))
+    var start: String?
+
+    @Flag(help: "Do not show the progress bar (it is only shown when standard error is a terminal).")
+    var noProgress = false
+
+    @Option(help: ArgumentHelp("Replay speed: fast (default), realtime, or a factor such as 60 (60× real time).",
+                               valueName: "fast|realtime|factor"))
+    var pace: String = "fast"
+
+    @Flag(help: ArgumentHelp("Decode on the calling thread only (no reader thread).", visibility: .hidden))
+    var singleThread = false
+
+    // ▼ Hook points for options other modules need (the lead adds them and maps them in `pipelineOptions`):
+    //   --hr FILE, --motion FILE  → PipelineOptions.sideInputs (.heartRate / .motion events)
+    //   --alarm HH:MM, --alarm-window 30m → PipelineOptions.alarm
+    //   --snorers N, --channel-separation bedside|centered|strength, --clips DIR → PipelineOptions fields
+
+    func validate() throws {
+        if let start, ISO8601Milliseconds.date(from: start) == nil {
+            throw ValidationError("--start '\(start)' is not an ISO 8601 time such as 2026-01-01T23:00:00.000Z")
+        }
+        if replayPace == nil {
+            throw ValidationError("--pace '\(pace)' must be fast, realtime or a positive number")
+        }
+    }
+
+    var replayPace: ReplayPace? {
+        switch pace.lowercased() {
+        case "fast": return .asFastAsPossible
+        case "realtime", "real-time", "1": return .realTime
+        default:
+            guard let f = Double(pace), f > 0, f.isFinite else { return nil }
+            return .speed(f)
+        }
+    }
+
+    /// Options for the pipeline from the command line (extended by the lead for --hr, --motion, --alarm, …).
+    func pipelineOptions(start: Date) throws -> PipelineOptions {
+        PipelineOptions()
+    }
+
+    func run() throws {
+        let startDate = start.flatMap(ISO8601Milliseconds.date(from:)) ?? FileAnalysis.defaultStart
+        let progress = ProgressBar(enabled: !noProgress && isatty(STDERR_FILENO) == 1, label: file)
+        let result: AnalysisResult
+        do {
+            result = try FileAnalysis.analyze(
+                path: file, start: startDate, options: try pipelineOptions(start: startDate),
+                pace: replayPace ?? .asFastAsPossible, prefetch: !singleThread,
+                progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil,
+                warnings: { Self.printError("warning: \($0)") })
+        } catch {
+            progress.clear()
+            Self.printError(Self.oneLine(error, file: file))
+            throw ExitCode(1)
+        }
+        progress.finish()
+        let text = format == .json ? result.jsonString() : result.textSummary()
+        if let output {
+            do {
+                try text.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                Self.printError("\(output): cannot write the output (\(error.localizedDescription))")
+                throw ExitCode(1)
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    /// One line naming the file and the problem.
+    static func oneLine(_ error: any Error, file: String) -> String {
+        let text: String
+        if let e = error as? AudioError { text = e.description } else { text = "\(file): \(error)" }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
 }

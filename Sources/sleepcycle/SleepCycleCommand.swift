@@ -5,6 +5,6 @@ struct SleepCycleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sleepcycle",
         abstract: "Audio-first sleep analysis: snoring, talking, coughing, movement, breathing, sleep stages.",
-        subcommands: [Analyze.self, Features.self, Stage.self]
+        subcommands: [Analyze.self, Features.self, Stage.self, BreathingEval.self, DetectDev.self]
     )
 }

@@ -79,6 +79,10 @@ public final class FFTPlanCache: @unchecked Sendable {
     /// Number of distinct plan sizes created so far.
     public var planCount: Int { withLock { plans.count } }
 
+    /// Times a plan of `size` was created (1 after first use; never more, whatever the concurrency).
+    func creations(size: Int) -> Int { withLock { created[size, default: 0] } }
+    private var created: [Int: Int] = [:]
+
     func plan(size: Int) -> RealFFTPlan {
         precondition(size >= 2, "FFT size must be at least 2, got \(size)")
         return withLock {
@@ -92,6 +96,7 @@ public final class FFTPlanCache: @unchecked Sendable {
             }
             let p = RealFFTPlan(plan: raw, size: size)
             plans[size] = p
+            created[size, default: 0] += 1
             return p
         }
     }

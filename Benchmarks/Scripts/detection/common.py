@@ -1,0 +1,223 @@
+"""Shared helpers of the event-detection training and evaluation scripts.
+
+Everything is deterministic: files are taken in sorted manifest order, every random draw comes from a
+numpy Generator seeded from a fixed seed and the item's index, and the Swift binary computes all features.
+"""
+import csv
+import hashlib
+import json
+import os
+import struct
+import subprocess
+import threading
+
+import numpy as np
+import soundfile as sf
+
+SR = 16000
+CLASSES = ["none", "snoring", "talking", "coughing", "movement"]
+DATA = os.environ.get("SLEEPCYCLE_DATA", "/work/shared/data/events")
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+WORK = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
+N_FOLDS = 5
+
+
+def default_binary():
+    """The release CLI; override with $SLEEPCYCLE_BIN (e.g. a dev harness that exposes the same subcommands)."""
+    env = os.environ.get("SLEEPCYCLE_BIN")
+    if env:
+        return env.split()
+    return [os.path.join(REPO, ".build", "release", "sleepcycle"), "detect-dev"]
+
+
+def stable_hash(text):
+    return int(hashlib.sha1(text.encode("utf-8")).hexdigest()[:12], 16)
+
+
+def class_of(label):
+    if label in ("snoring", "talking", "coughing", "movement"):
+        return label
+    return "none"
+
+
+def group_of(row):
+    """Cross-validation group: keeps a source recording / person on one side of every split.
+
+    ESC-10: its fold. Speech: the speaker (FSDD) or the file (Mycroft has no speaker id). Cough: the file
+    (one uuid = one submission = one person). Khan: no speaker id - clips are grouped in blocks of 20
+    consecutive file numbers (neighbouring numbers tend to come from the same source recording).
+    Synthetic items: blocks of 20 by index.
+    """
+    src = row["source"]
+    if src == "esc10_ccby":
+        return "esc-fold-%s" % row["fold"]
+    if row.get("speaker"):
+        return "speaker-%s" % row["speaker"]
+    if src == "snoring_khan":
+        name = os.path.basename(row["source_path"])[:-4]          # e.g. 1_23
+        cls, num = name.split("_")
+        return "khan-%s-%d" % (cls, int(num) // 20)
+    return "%s-%s" % (src, row["source_path"])
+
+
+def fold_of(group):
+    if group.startswith("esc-fold-"):
+        return (int(group[-1]) - 1) % N_FOLDS        # ESC folds 1-3 -> CV folds 0-2
+    return stable_hash(group) % N_FOLDS
+
+
+def load_manifest():
+    rows = list(csv.DictReader(open(os.path.join(DATA, "manifest.csv"))))
+    rows.sort(key=lambda r: r["path"])
+    items = []
+    for r in rows:
+        g = group_of(r)
+        items.append({"id": r["path"], "path": os.path.join(DATA, r["path"]), "label": r["label"],
+                      "cls": class_of(r["label"]), "source": r["source"], "group": g, "fold": fold_of(g)})
+    return items
+
+
+def read_audio(path, max_sec=10.0):
+    x, sr = sf.read(path, dtype="float32", always_2d=True)
+    assert sr == SR, path
+    x = x.mean(axis=1)
+    return x[: int(max_sec * SR)].astype(np.float32)
+
+
+# ---------------------------------------------------------------- synthesis
+def colored_noise(rng, n, exponent):
+    """Noise with power spectrum ~ 1/f^exponent (0 white, 1 pink, 2 brown), unit RMS."""
+    spec = rng.standard_normal(n // 2 + 1) + 1j * rng.standard_normal(n // 2 + 1)
+    f = np.fft.rfftfreq(n, 1 / SR)
+    f[0] = f[1]
+    spec *= f ** (-exponent / 2)
+    x = np.fft.irfft(spec, n)
+    return (x / (np.sqrt(np.mean(x ** 2)) + 1e-12)).astype(np.float32)
+
+
+def bandpass(rng_unused, x, lo, hi):
+    spec = np.fft.rfft(x)
+    f = np.fft.rfftfreq(len(x), 1 / SR)
+    spec[(f < lo) | (f > hi)] = 0
+    return np.fft.irfft(spec, len(x)).astype(np.float32)
+
+
+def background(rng, n, kind=None):
+    """A bedroom background of unit RMS: pink, brown, fan (brown + blade hum), air conditioner (hum + hiss),
+    or near-silence (white noise, later scaled very low)."""
+    kinds = ["pink", "brown", "fan", "ac", "white"]
+    kind = kind or kinds[rng.integers(len(kinds))]
+    t = np.arange(n) / SR
+    if kind == "pink":
+        x = colored_noise(rng, n, 1.0)
+    elif kind == "brown":
+        x = colored_noise(rng, n, 2.0)
+    elif kind == "fan":
+        f0 = rng.uniform(20, 60)
+        hum = sum(np.sin(2 * np.pi * f0 * k * t + rng.uniform(0, 6.3)) / k for k in range(1, 6))
+        x = colored_noise(rng, n, 1.5) + 0.3 * hum.astype(np.float32) * (1 + 0.05 * np.sin(2 * np.pi * 0.2 * t))
+    elif kind == "ac":
+        f0 = rng.choice([50.0, 60.0])
+        hum = np.sin(2 * np.pi * f0 * t) + 0.5 * np.sin(2 * np.pi * 2 * f0 * t)
+        x = 0.5 * colored_noise(rng, n, 0.7) + 0.2 * hum.astype(np.float32) + colored_noise(rng, n, 2.0)
+    else:
+        x = colored_noise(rng, n, 0.0)
+    x = np.asarray(x, dtype=np.float32)
+    return x / (np.sqrt(np.mean(x ** 2)) + 1e-12), kind
+
+
+def rustle(rng, dur):
+    """Synthetic movement: bedding rustle = dense band-passed noise grains under a fast-attack envelope,
+    sometimes with a low body-movement thump."""
+    n = int(dur * SR)
+    lo, hi = rng.uniform(200, 1500), rng.uniform(3000, 7800)
+    grains = np.zeros(n, np.float32)
+    density = rng.uniform(20, 200)                     # grains per second
+    for _ in range(int(density * dur)):
+        gl = int(rng.uniform(0.003, 0.04) * SR)
+        p = rng.integers(0, max(1, n - gl))
+        grains[p:p + gl] += rng.standard_normal(gl).astype(np.float32) * np.hanning(gl) * rng.uniform(0.2, 1.0)
+    x = bandpass(None, grains + 0.3 * rng.standard_normal(n).astype(np.float32), lo, hi)
+    attack = int(rng.uniform(0.01, 0.06) * SR)
+    env = np.ones(n, np.float32)
+    env[:attack] = np.linspace(0, 1, attack)
+    env *= np.exp(-np.arange(n) / SR / rng.uniform(0.3, 3.0)).astype(np.float32) * 0.7 + 0.3
+    env[-int(0.05 * SR):] *= np.linspace(1, 0, int(0.05 * SR))
+    x = x * env
+    if rng.random() < 0.4:
+        tl = int(0.15 * SR)
+        thump = bandpass(None, rng.standard_normal(tl).astype(np.float32), 30, 250) * np.hanning(tl)
+        x[:tl] += 2 * thump * np.sqrt(np.mean(x ** 2)) / (np.sqrt(np.mean(thump ** 2)) + 1e-12)
+    return x.astype(np.float32)
+
+
+def breathing(rng, dur, bpm=None):
+    """Quiet nasal/oral breathing (not snoring): band-passed noise under smooth inhale/exhale envelopes."""
+    n = int(dur * SR)
+    bpm = bpm or rng.uniform(11, 19)
+    period = 60.0 / bpm
+    lo, hi = rng.uniform(150, 400), rng.uniform(1500, 3500)
+    noise = bandpass(None, colored_noise(rng, n, 0.5), lo, hi)
+    env = np.zeros(n, np.float32)
+    t0 = rng.uniform(0, period)
+    while t0 < dur:
+        ins, ex = period * rng.uniform(0.3, 0.4), period * rng.uniform(0.35, 0.5)
+        for start, length, amp in ((t0, ins, 1.0), (t0 + ins + 0.1, ex, rng.uniform(0.5, 0.9))):
+            a, b = int(start * SR), min(n, int((start + length) * SR))
+            if b > a:
+                env[a:b] = amp * np.sin(np.linspace(0, np.pi, b - a)) ** 2
+        t0 += period * rng.uniform(0.9, 1.1)
+    return (noise * env).astype(np.float32)
+
+
+def active_rms(x):
+    """RMS of the loudest half of 32-ms frames (the clip's level while it sounds)."""
+    fl = 512
+    m = len(x) // fl
+    if m == 0:
+        return float(np.sqrt(np.mean(x ** 2)) + 1e-12)
+    e = np.sort(np.mean(x[: m * fl].reshape(m, fl) ** 2, axis=1))[::-1]
+    return float(np.sqrt(np.mean(e[: max(1, m // 2)])) + 1e-12)
+
+
+def active_extent(x, drop_db=25.0):
+    """(start, end) in samples of the part of a clip within `drop_db` of its loudest 32-ms frame."""
+    fl = 512
+    m = max(1, len(x) // fl)
+    e = np.array([np.mean(x[i * fl:(i + 1) * fl] ** 2) + 1e-20 for i in range(m)])
+    db = 10 * np.log10(e)
+    on = np.nonzero(db >= db.max() - drop_db)[0]
+    return int(on[0] * fl), int(min(len(x), (on[-1] + 1) * fl))
+
+
+def band_limit(rng, x):
+    """Augmentation: telephone band (300-3400 Hz), a 4-kHz low-pass, or a 150-Hz high-pass."""
+    r = rng.random()
+    if r < 0.34:
+        return bandpass(None, x, 300, 3400)
+    if r < 0.67:
+        return bandpass(None, x, 0, 4000)
+    return bandpass(None, x, 150, 8000)
+
+
+# ---------------------------------------------------------------- the Swift side
+def run_scenes(subcommand, scenes, extra_args=(), binary=None):
+    """Streams scenes (iterable of float32 arrays) into `sleepcycle detect-dev <subcommand>` and returns
+    the parsed JSON lines."""
+    os.makedirs(WORK, exist_ok=True)
+    out_path = os.path.join(WORK, "swift-out-%d.jsonl" % os.getpid())
+    cmd = list(binary or default_binary()) + [subcommand, "--output", out_path] + list(extra_args)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+    try:
+        for x in scenes:
+            x = np.ascontiguousarray(x, dtype="<f4")
+            proc.stdin.write(struct.pack("<q", len(x)))
+            proc.stdin.write(x.tobytes())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    if proc.wait() != 0:
+        raise SystemExit("%s failed with status %d" % (" ".join(cmd), proc.returncode))
+    lines = [json.loads(l) for l in open(out_path)]
+    os.remove(out_path)
+    return lines

@@ -1,0 +1,171 @@
+import SleepCycleBus
+
+/// Breathing rate from room audio: a bus consumer.
+///
+/// Input: `.audio` (16 kHz, any block size, mono or stereo), `.gap`, `.sessionStarted`, `.sessionEnding`.
+/// Output: `.breathingTrace` (the new envelope samples, ~10 Hz, dB, after every block that completed at
+/// least one) and `.breathingRate` (one estimate per answered window, timed at the window centre;
+/// `channel` is nil for mono, `.primary`/`.secondary` for stereo).
+///
+/// ## State
+/// Per channel, a `BreathingEnvelope` (two biquads and a block accumulator) and the last `window` envelope
+/// samples of the current *segment* (audio without gaps). Memory is fixed by the window length whatever
+/// the length of the night.
+///
+/// ```
+/// enum State (per channel)
+///   filling(segment)   – fewer than `window` samples since the segment began; nothing estimated yet
+///   sliding(segment)   – a window has been analysed; the next one is due `hop` samples later
+/// ```
+/// A full window triggers an analysis, then the buffer slides by `hop`. When a segment ends (`.gap`,
+/// `.sessionEnding`) while still *filling*, the shorter segment is analysed once if it spans at least
+/// `minimumSegmentSec` (the analyser itself requires three breath periods), so a recording shorter than
+/// the window still gets one estimate. Windows without a clear rhythm publish nothing.
+public struct BreathingRateEstimator: AnalysisConsumer {
+    public struct Configuration: Sendable, Equatable {
+        /// Analysis window and hop (seconds).
+        public var windowSec: Double = 60
+        public var hopSec: Double = 30
+        /// Envelope block (samples at 16 kHz); 1600 = 100 ms = 10 Hz trace.
+        public var envelopeHopLength: Int = 1600
+        /// Pass band of the breath-sound energy (Hz).
+        public var bandLowHz: Double = 200
+        public var bandHighHz: Double = 2000
+        /// Shortest segment analysed at its end when no full window was available (seconds).
+        public var minimumSegmentSec: Double = 6
+        /// Rate range, thresholds (see `BreathingRateAnalyzer`).
+        public var analyzer = BreathingRateAnalyzer.Parameters()
+        public init() {}
+
+        var envelopeRateHz: Double { Double(AnalysisClock.sampleRate) / Double(envelopeHopLength) }
+        var windowLength: Int { max(8, Int((windowSec * envelopeRateHz).rounded())) }
+        var hopLength: Int { max(1, min(windowLength, Int((hopSec * envelopeRateHz).rounded()))) }
+    }
+
+    struct ChannelState: Sendable {
+        var envelope: BreathingEnvelope
+        /// Envelope samples of the current segment (at most `windowLength`).
+        var buffer: [Float] = []
+        /// Envelope block index of `buffer[0]`.
+        var bufferStart: Int64 = 0
+        /// True once a window of the current segment has been analysed.
+        var sliding = false
+    }
+
+    public let configuration: Configuration
+    private var analyzer: BreathingRateAnalyzer
+    private var channels: [ChannelState] = []
+    private var scratch: [(index: Int64, value: Float)] = []
+
+    public init(configuration: Configuration = Configuration()) {
+        precondition(configuration.windowSec > 0 && configuration.hopSec > 0, "breathing window/hop must be positive")
+        precondition(configuration.envelopeHopLength > 0, "envelope hop must be positive")
+        precondition(configuration.bandLowHz > 0 && configuration.bandHighHz > configuration.bandLowHz
+                     && configuration.bandHighHz < Double(AnalysisClock.sampleRate) / 2, "bad breathing band")
+        var config = configuration
+        config.analyzer.envelopeRateHz = configuration.envelopeRateHz
+        self.configuration = config
+        analyzer = BreathingRateAnalyzer(parameters: config.analyzer, capacity: config.windowLength)
+        scratch.reserveCapacity(64)
+    }
+
+    public mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent] {
+        switch event {
+        case .sessionStarted:
+            channels.removeAll()
+            return []
+        case .audio(let block):
+            return process(block)
+        case .gap:
+            var out: [AnalysisEvent] = []
+            for c in channels.indices { endSegment(c, into: &out) }
+            return out
+        case .sessionEnding:
+            var out: [AnalysisEvent] = []
+            for c in channels.indices { endSegment(c, into: &out) }
+            return out
+        default:
+            return []
+        }
+    }
+
+    private func channelTag(_ c: Int) -> AudioChannel? {
+        channels.count == 1 ? nil : AudioChannel(rawValue: c)
+    }
+
+    private mutating func process(_ block: AudioBlock) -> [AnalysisEvent] {
+        let count = min(block.channels.count, 2)
+        if channels.count != count {
+            channels = (0..<count).map { _ in
+                ChannelState(envelope: BreathingEnvelope(
+                    hopLength: configuration.envelopeHopLength, lowHz: configuration.bandLowHz,
+                    highHz: configuration.bandHighHz, sampleRate: Double(AnalysisClock.sampleRate)))
+            }
+            for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength) }
+        }
+        var out: [AnalysisEvent] = []
+        for c in 0..<count {
+            scratch.removeAll(keepingCapacity: true)
+            block.channels[c].withUnsafeBufferPointer {
+                channels[c].envelope.process($0, start: block.start, into: &scratch)
+            }
+            guard !scratch.isEmpty else { continue }
+            var traceStart = scratch[0].index
+            var trace: [Float] = []
+            trace.reserveCapacity(scratch.count)
+            for (index, value) in scratch {
+                if !trace.isEmpty, index != traceStart + Int64(trace.count) {
+                    out.append(traceEvent(start: traceStart, values: trace, channel: c))
+                    trace.removeAll(keepingCapacity: true); traceStart = index
+                }
+                trace.append(value)
+                append(index: index, value: value, channel: c, into: &out)
+            }
+            out.append(traceEvent(start: traceStart, values: trace, channel: c))
+        }
+        return out
+    }
+
+    private func traceEvent(start: Int64, values: [Float], channel c: Int) -> AnalysisEvent {
+        .breathingTrace(BreathingTraceChunk(start: start * Int64(configuration.envelopeHopLength),
+                                            rateHz: configuration.envelopeRateHz, values: values,
+                                            channel: channelTag(c)))
+    }
+
+    /// Adds one envelope sample to channel `c`'s segment; analyses a window when one is complete.
+    private mutating func append(index: Int64, value: Float, channel c: Int, into out: inout [AnalysisEvent]) {
+        if channels[c].buffer.isEmpty || index != channels[c].bufferStart + Int64(channels[c].buffer.count) {
+            // A new segment (first sample, or the envelope skipped blocks).
+            if !channels[c].buffer.isEmpty { endSegment(c, resetEnvelope: false, into: &out) }
+            channels[c].bufferStart = index
+            channels[c].sliding = false
+        }
+        channels[c].buffer.append(value)
+        let window = configuration.windowLength
+        if channels[c].buffer.count == window {
+            analyze(c, count: window, into: &out)
+            channels[c].sliding = true
+            let hop = configuration.hopLength
+            channels[c].buffer.removeFirst(hop)
+            channels[c].bufferStart += Int64(hop)
+        }
+    }
+
+    /// Closes channel `c`'s segment: a segment that never filled a window is analysed once.
+    private mutating func endSegment(_ c: Int, resetEnvelope: Bool = true, into out: inout [AnalysisEvent]) {
+        let n = channels[c].buffer.count
+        let minimum = Int((configuration.minimumSegmentSec * configuration.envelopeRateHz).rounded())
+        if !channels[c].sliding, n >= minimum { analyze(c, count: n, into: &out) }
+        channels[c].buffer.removeAll(keepingCapacity: true)
+        channels[c].sliding = false
+        if resetEnvelope { channels[c].envelope.reset() }
+    }
+
+    private mutating func analyze(_ c: Int, count n: Int, into out: inout [AnalysisEvent]) {
+        guard let result = analyzer.analyze(channels[c].buffer[0..<n]) else { return }
+        let hop = Double(configuration.envelopeHopLength)
+        let centre = (Double(channels[c].bufferStart) + Double(n) / 2) * hop
+        out.append(.breathingRate(BreathingEstimate(time: SampleTime(centre.rounded()), bpm: result.bpm,
+                                                    confidence: result.confidence, channel: channelTag(c))))
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import SleepCycleDSP
+
+/// The level-invariant feature vector of one candidate segment: what a `SegmentClassifier` sees.
+///
+/// Every value is computed by `SegmentFeatureExtractor.features(…)` from the segment's noise-subtracted mel
+/// spectra (see `names` for the order). The same Swift code computes the training vectors
+/// (`sleepcycle detect-dev segment-features`), so training and inference cannot drift apart.
+public struct SegmentFeatures: Sendable, Hashable {
+    public var values: [Float]
+    /// Segment length in seconds (also encoded in `values` as log10).
+    public var durationSec: Double
+
+    public init(values: [Float], durationSec: Double) {
+        precondition(values.count == Self.count, "SegmentFeatures needs \(Self.count) values")
+        self.values = values
+        self.durationSec = durationSec
+    }
+
+    /// Names in vector order (written into the model file and checked when it is loaded).
+    public static let names: [String] = {
+        var n: [String] = []
+        for k in 1...12 { n.append("mfcc\(k)_mean") }
+        for k in 1...12 { n.append("mfcc\(k)_std") }
+        for k in 1...12 { n.append("mfcc\(k)_delta") }
+        n += ["log10_duration_s", "snr_mean_db", "snr_max_db",
+              "centroid_mean_khz", "centroid_std_khz", "spread_mean_khz", "flatness_mean", "rolloff85_mean_khz",
+              "tilt_db_per_band",
+              "frac_0_300", "frac_300_1000", "frac_1000_2000", "frac_2000_4000", "frac_4000_8000",
+              "envelope_std_db", "envelope_mean_abs_delta_db", "envelope_peaks_per_s", "peak_position",
+              "onset_rise_db", "frac_frames_within_6db", "low_high_corr"]
+        return n
+    }()
+    public static var count: Int { names.count }
+}
+
+/// Computes `SegmentFeatures` and the raw snore-signature vector from a segment's frames.
+///
+/// Definitions (all per frame, then summarised over the segment):
+/// * Noise-subtracted mel power `S_b = max(P_b − N_b, 0) + ε`, `P` = the frame's 40 Slaney mel powers
+///   (FeatureLayout.mel), `N` = `MelNoiseFloor`, `ε = 10⁻³ × mean_b max(P_b − N_b, 0) + 10⁻¹²` (power spectral
+///   subtraction, Boll 1979, IEEE TASSP 27(2), with a floor relative to the frame's own signal so neither the
+///   recording level nor the background colour enters the features).
+/// * `L_b = 10 log10 S_b`; cepstrum `c_k` = DCT-II (orthonormal) of `L` for k = 1…12 (c₀, the level, is left out):
+///   the MFCC definition of librosa/Davis & Mermelstein 1980 applied to the denoised mel spectrum.
+/// * Centroid / spread / 85 % roll-off / flatness over the mel-band centre frequencies weighted by `S`
+///   (the spectral-shape definitions of librosa and Peeters 2004, on mel bands instead of FFT bins).
+/// * Tilt: least-squares slope of `L_b` against band index (dB per mel band).
+/// * Band fractions: share of Σ S in five frequency ranges over the whole segment.
+/// * Envelope `E_t = 10 log10 Σ_b S_b`: its standard deviation, mean |ΔE|, number of local maxima with ≥ 3 dB
+///   prominence per second (syllable-like modulation), relative position of the maximum, the rise in the first
+///   three frames, and the share of frames within 6 dB of the maximum.
+/// * `low_high_corr`: correlation over time of the < 1 kHz and ≥ 1 kHz denoised energies (dB).
+struct SegmentFeatureExtractor: Sendable {
+    static let bands = FeatureLayout.melCount
+    let dct: [Float]             // 12 × 40, row k-1 = DCT-II ortho basis k
+    let centresKHz: [Float]      // mel band centres (Slaney scale)
+    let groupOf: [Int]           // band → fraction group 0..4
+    let lowBandEnd: Int          // first band with centre ≥ 1 kHz
+
+    init(sampleRate: Double = 16000) {
+        let n = Self.bands
+        var d = [Float](repeating: 0, count: 12 * n)
+        let scale = Float(sqrt(2.0 / Double(n)))
+        for k in 1...12 {
+            for b in 0..<n {
+                d[(k - 1) * n + b] = scale * Float(cos(Double.pi * Double(k) * (2 * Double(b) + 1) / (2 * Double(n))))
+            }
+        }
+        dct = d
+        // Slaney mel scale (librosa `mel_frequencies(htk=False)`): linear below 1 kHz, logarithmic above.
+        func hzToMel(_ f: Double) -> Double {
+            f < 1000 ? f / (200.0 / 3.0) : 15 + log(f / 1000) / (log(6.4) / 27)
+        }
+        func melToHz(_ m: Double) -> Double {
+            m < 15 ? m * 200.0 / 3.0 : 1000 * exp((m - 15) * log(6.4) / 27)
+        }
+        let top = hzToMel(sampleRate / 2)
+        let points = (0..<(n + 2)).map { melToHz(top * Double($0) / Double(n + 1)) }
+        centresKHz = (1...n).map { Float(points[$0] / 1000) }
+        let edges: [Float] = [0.3, 1.0, 2.0, 4.0]
+        groupOf = centresKHz.map { c in edges.firstIndex(where: { c < $0 }) ?? 4 }
+        lowBandEnd = centresKHz.firstIndex(where: { $0 >= 1.0 }) ?? n
+    }
+
+    /// Features of a segment. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
+    func features(spectra: [Float], snrDb: [Float], frames: Int, hopSec: Double) -> (SegmentFeatures, [Float]) {
+        let n = Self.bands
+        var cepSum = [Double](repeating: 0, count: 12)
+        var cepSq = [Double](repeating: 0, count: 12)
+        var cepDelta = [Double](repeating: 0, count: 12)
+        var prevCep = [Float](repeating: 0, count: 12)
+        var cep = [Float](repeating: 0, count: 12)
+        var logS = [Float](repeating: 0, count: n)
+        var centroidSum = 0.0, centroidSq = 0.0, spreadSum = 0.0, flatSum = 0.0, rollSum = 0.0, tiltSum = 0.0
+        var groupEnergy = [Double](repeating: 0, count: 5)
+        var envelope = [Float](repeating: 0, count: frames)
+        var lowDb = [Float](repeating: 0, count: frames)
+        var highDb = [Float](repeating: 0, count: frames)
+        // Band-index statistics for the tilt regression.
+        let meanIdx = Double(n - 1) / 2
+        var idxVar = 0.0
+        for b in 0..<n { idxVar += (Double(b) - meanIdx) * (Double(b) - meanIdx) }
+
+        for t in 0..<frames {
+            let base = t * n
+            var total = 0.0, weighted = 0.0, logSum = 0.0, low = 0.0, high = 0.0
+            for b in 0..<n {
+                let s = Double(spectra[base + b])
+                total += s
+                weighted += s * Double(centresKHz[b])
+                logS[b] = 10 * log10f(spectra[base + b])
+                logSum += log(s)
+                groupEnergy[groupOf[b]] += s
+                if b < lowBandEnd { low += s } else { high += s }
+            }
+            let centroid = weighted / total
+            var spreadAcc = 0.0
+            for b in 0..<n {
+                let d = Double(centresKHz[b]) - centroid
+                spreadAcc += Double(spectra[base + b]) * d * d
+            }
+            var cum = 0.0, roll = Double(centresKHz[n - 1])
+            for b in 0..<n {
+                cum += Double(spectra[base + b])
+                if cum >= 0.85 * total { roll = Double(centresKHz[b]); break }
+            }
+            var tilt = 0.0
+            for b in 0..<n { tilt += (Double(b) - meanIdx) * Double(logS[b]) }
+            centroidSum += centroid; centroidSq += centroid * centroid
+            spreadSum += (spreadAcc / total).squareRoot()
+            flatSum += exp(logSum / Double(n)) / (total / Double(n))
+            rollSum += roll
+            tiltSum += tilt / idxVar
+            envelope[t] = Float(10 * log10(total))
+            lowDb[t] = Float(10 * log10(low))
+            highDb[t] = Float(10 * log10(high))
+            for k in 0..<12 {
+                var acc: Float = 0
+                let row = k * n
+                for b in 0..<n { acc += dct[row + b] * logS[b] }
+                cep[k] = acc
+                cepSum[k] += Double(acc); cepSq[k] += Double(acc) * Double(acc)
+                if t > 0 { cepDelta[k] += Double(abs(acc - prevCep[k])) }
+            }
+            swap(&cep, &prevCep)
+        }
+        let f = Double(frames)
+        var v: [Float] = []
+        v.reserveCapacity(SegmentFeatures.count)
+        for k in 0..<12 { v.append(Float(cepSum[k] / f)) }
+        for k in 0..<12 { v.append(Float(max(0, cepSq[k] / f - (cepSum[k] / f) * (cepSum[k] / f)).squareRoot())) }
+        for k in 0..<12 { v.append(frames > 1 ? Float(cepDelta[k] / (f - 1)) : 0) }
+        let duration = f * hopSec
+        v.append(Float(log10(duration)))
+        v.append(snrDb.prefix(frames).reduce(0, +) / Float(frames))
+        v.append(snrDb.prefix(frames).max() ?? 0)
+        let cMean = centroidSum / f
+        v.append(Float(cMean))
+        v.append(Float(max(0, centroidSq / f - cMean * cMean).squareRoot()))
+        v.append(Float(spreadSum / f))
+        v.append(Float(flatSum / f))
+        v.append(Float(rollSum / f))
+        v.append(Float(tiltSum / f))
+        let gTotal = groupEnergy.reduce(0, +)
+        for g in 0..<5 { v.append(Float(groupEnergy[g] / gTotal)) }
+        v += Self.envelopeShape(envelope, hopSec: hopSec)
+        v.append(Self.correlation(lowDb, highDb))
+
+        // Raw 16-d snore signature (z-scored and L2-normalised by `SnoreSignature`): mean cepstral shape c1…c12,
+        // centroid, spread, flatness, tilt.
+        var signature = Array(v[0..<12])
+        signature += [Float(cMean), Float(spreadSum / f), Float(flatSum / f), Float(tiltSum / f)]
+        return (SegmentFeatures(values: v, durationSec: duration), signature)
+    }
+
+    static func envelopeShape(_ e: [Float], hopSec: Double) -> [Float] {
+        let n = e.count
+        let mean = e.reduce(0, +) / Float(n)
+        var varAcc: Float = 0
+        for x in e { varAcc += (x - mean) * (x - mean) }
+        var absDelta: Float = 0
+        for t in 1..<max(n, 1) { absDelta += abs(e[t] - e[t - 1]) }
+        // Local maxima with at least 3 dB prominence on both sides (within the segment).
+        var peaks = 0
+        var t = 0
+        var lastMin = e.first ?? 0
+        var candidate: Float? = nil
+        while t < n {
+            let x = e[t]
+            if let c = candidate {
+                if x > c { candidate = x } else if c - x >= 3 { peaks += 1; candidate = nil; lastMin = x }
+            } else {
+                if x < lastMin { lastMin = x } else if x - lastMin >= 3 { candidate = x }
+            }
+            t += 1
+        }
+        if candidate != nil { peaks += 1 }
+        let peakIndex = e.indices.max(by: { e[$0] < e[$1] }) ?? 0
+        let peak = e[peakIndex]
+        let rise = (e[min(2, n - 1)] - e[0])
+        let within = e.filter { $0 >= peak - 6 }.count
+        return [
+            (varAcc / Float(n)).squareRoot(),
+            n > 1 ? absDelta / Float(n - 1) : 0,
+            Float(Double(max(peaks, 1)) / (Double(n) * hopSec)),
+            n > 1 ? Float(peakIndex) / Float(n - 1) : 0,
+            rise,
+            Float(within) / Float(n),
+        ]
+    }
+
+    static func correlation(_ a: [Float], _ b: [Float]) -> Float {
+        let n = Float(a.count)
+        guard a.count > 2 else { return 0 }
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var sab: Float = 0, saa: Float = 0, sbb: Float = 0
+        for i in 0..<a.count {
+            sab += (a[i] - ma) * (b[i] - mb); saa += (a[i] - ma) * (a[i] - ma); sbb += (b[i] - mb) * (b[i] - mb)
+        }
+        let d = (saa * sbb).squareRoot()
+        return d > 1e-6 ? sab / d : 0
+    }
+}

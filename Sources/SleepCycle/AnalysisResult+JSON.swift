@@ -1,0 +1,170 @@
+import Foundation
+import SleepCycleBus
+
+extension AnalysisResult {
+    /// The JSON of the `analyze --format json` contract (docs/json.md): keys in the contract's order, UTC
+    /// millisecond timestamps, durations in seconds, numbers rounded to fixed decimals. Deterministic: the same
+    /// result gives the same bytes. Ends with a newline.
+    public func jsonString() -> String {
+        var w = JSONText()
+        w.object { w in
+            w.key("sessionId"); w.string(sessionId.uuidString)
+            w.key("startTime"); w.date(startTime)
+            w.key("endTime"); w.date(endTime)
+            w.key("source"); w.object { w in
+                w.key("path"); w.string(source.path)
+                w.key("sampleRate"); w.int(source.sampleRate)
+                w.key("channels"); w.int(source.channels)
+                w.key("durationSec"); w.number(source.durationSec, 3)
+            }
+            let stereo = source.channels > 1
+            w.key("events"); w.array(events) { w, e in
+                w.object { w in
+                    w.key("type"); w.string(e.type.rawValue)
+                    w.key("start"); w.date(e.start)
+                    w.key("end"); w.date(e.end)
+                    w.key("probability"); w.number(e.probability, 3)
+                    w.key("source"); w.string(e.source.rawValue)
+                    if stereo || e.channel != nil { w.key("channel"); w.string((e.channel ?? .primary).name) }
+                    if e.type == .snoring, let sig = e.signature {
+                        w.key("signature"); w.inlineArray(sig.map { Self.fixed(Double($0), 5) })
+                    }
+                }
+            }
+            w.key("breathingRates"); w.array(breathingRates) { w, b in
+                w.object { w in
+                    w.key("timestamp"); w.date(b.timestamp)
+                    w.key("bpm"); w.number(b.bpm, 2)
+                    w.key("confidence"); w.number(b.confidence, 3)
+                    if stereo || b.channel != nil { w.key("channel"); w.string((b.channel ?? .primary).name) }
+                }
+            }
+            w.key("sleepStageIntervals"); w.array(sleepStageIntervals) { w, s in
+                w.object { w in
+                    w.key("stage"); w.string(s.stage.rawValue)
+                    w.key("start"); w.date(s.start)
+                    w.key("end"); w.date(s.end)
+                }
+            }
+            w.key("statistics"); w.object { w in
+                let s = statistics
+                w.key("totalSleepDuration"); w.number(s.totalSleepDuration, 3)
+                w.key("sleepOnsetLatency"); w.number(s.sleepOnsetLatency, 3)
+                w.key("sleepEfficiency"); w.number(s.sleepEfficiency, 4)
+                w.key("finalWakeTime"); if let t = s.finalWakeTime { w.date(t) } else { w.null() }
+                w.key("numberOfAwakenings"); w.int(s.numberOfAwakenings)
+                w.key("snoreTime"); w.number(s.snoreTime, 3)
+                w.key("snoreSessions"); w.array(s.snoreSessions) { w, i in
+                    w.object { w in
+                        w.key("start"); w.date(i.start)
+                        w.key("end"); w.date(i.end)
+                    }
+                }
+                w.key("sleepStageDurations"); w.object { w in
+                    for stage in SleepStage.allCases {
+                        w.key(stage.rawValue); w.number(s.sleepStageDurations[stage] ?? 0, 3)
+                    }
+                }
+            }
+            w.key("audioStatistics"); w.object { w in
+                w.key("healthIntervals"); w.array(audioStatistics.healthIntervals) { w, h in
+                    w.object { w in
+                        w.key("status"); w.string(h.status.rawValue)
+                        w.key("start"); w.date(h.start)
+                        w.key("end"); w.date(h.end ?? endTime)
+                        if let c = h.channel { w.key("channel"); w.string(c.name) }
+                    }
+                }
+                w.key("gapCount"); w.int(audioStatistics.gapCount)
+                w.key("gapDuration"); w.number(audioStatistics.gapDuration, 3)
+                w.key("overrunCount"); w.int(audioStatistics.overrunCount)
+            }
+        }
+        return w.text + "\n"
+    }
+
+    /// `x` with `decimals` decimals, trailing zeros trimmed to one (e.g. 28800.0, 0.81); `null` if not finite.
+    static func fixed(_ x: Double, _ decimals: Int) -> String {
+        guard x.isFinite else { return "null" }
+        var s = String(format: "%.\(decimals)f", x)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s += "0" }
+        }
+        if s == "-0.0" { s = "0.0" }
+        return s
+    }
+}
+
+/// A tiny pretty-printing JSON writer that keeps keys in the order written.
+struct JSONText {
+    private(set) var text = ""
+    private var depth = 0
+    private var needsComma = [false]
+
+    private mutating func valueStart() {
+        if needsComma[needsComma.count - 1] { text += "," }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    private mutating func newline() {
+        if !text.isEmpty { text += "\n" + String(repeating: "  ", count: depth) }
+    }
+
+    mutating func key(_ k: String) {
+        valueStart()
+        newline()
+        text += Self.quoted(k) + ": "
+        needsComma[needsComma.count - 1] = false   // the value that follows carries no comma
+        pendingKey = true
+    }
+
+    private var pendingKey = false
+
+    private mutating func scalar(_ s: String) {
+        if pendingKey { pendingKey = false; needsComma[needsComma.count - 1] = true } else { valueStart(); newline() }
+        text += s
+    }
+
+    mutating func string(_ s: String) { scalar(Self.quoted(s)) }
+    mutating func int(_ v: Int) { scalar(String(v)) }
+    mutating func number(_ v: Double, _ decimals: Int) { scalar(AnalysisResult.fixed(v, decimals)) }
+    mutating func date(_ d: Date) { scalar(Self.quoted(ISO8601Milliseconds.string(from: d))) }
+    mutating func null() { scalar("null") }
+    mutating func inlineArray(_ items: [String]) { scalar("[" + items.joined(separator: ", ") + "]") }
+
+    mutating func object(_ body: (inout JSONText) -> Void) {
+        container("{", "}") { body(&$0) }
+    }
+
+    mutating func array<T>(_ items: [T], _ element: (inout JSONText, T) -> Void) {
+        container("[", "]") { w in for item in items { element(&w, item) } }
+    }
+
+    private mutating func container(_ open: String, _ close: String, _ body: (inout JSONText) -> Void) {
+        scalar(open)
+        depth += 1
+        needsComma.append(false)
+        body(&self)
+        let empty = !needsComma.removeLast()
+        depth -= 1
+        if !empty { newline() }
+        text += close
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

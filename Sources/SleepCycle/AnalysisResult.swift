@@ -1,0 +1,114 @@
+import Foundation
+import SleepCycleBus
+import AudioHealth
+
+/// A detected sound (or accelerometer) event in wall-clock time, as the Sleep Cycle SDK reports it.
+public struct SleepEvent: Sendable, Hashable {
+    public var id: Int
+    public var type: EventType
+    public var start: Date
+    public var end: Date
+    /// Calibrated probability (0…1).
+    public var probability: Double
+    public var source: EventSource
+    /// nil for mono input.
+    public var channel: AudioChannel?
+    /// 16-d snore signature (snoring only).
+    public var signature: [Float]?
+    public var sessionId: UUID
+
+    public init(_ event: SoundEvent, clock: AnalysisClock, sessionId: UUID) {
+        id = event.id; type = event.type; start = clock.date(of: event.start); end = clock.date(of: event.end)
+        probability = event.probability; source = event.source; channel = event.channel
+        signature = event.signature; self.sessionId = sessionId
+    }
+}
+
+/// One breathing-rate estimate (Sleep Cycle SDK `BreathingRate`).
+public struct BreathingRate: Sendable, Hashable {
+    public var timestamp: Date
+    /// Breaths per minute.
+    public var bpm: Double
+    /// 0…1.
+    public var confidence: Double
+    public var sessionId: UUID
+    public var channel: AudioChannel?
+    public init(timestamp: Date, bpm: Double, confidence: Double, sessionId: UUID, channel: AudioChannel? = nil) {
+        self.timestamp = timestamp; self.bpm = bpm; self.confidence = confidence; self.sessionId = sessionId
+        self.channel = channel
+    }
+}
+
+/// A stretch of one sleep stage.
+public struct SleepStageInterval: Sendable, Hashable {
+    public var stage: SleepStage
+    public var start: Date
+    public var end: Date
+    public init(stage: SleepStage, start: Date, end: Date) { self.stage = stage; self.start = start; self.end = end }
+}
+
+/// A stretch of constant audio-input health in wall-clock time.
+public struct AudioHealthUpdate: Sendable, Hashable {
+    public var status: AudioHealthStatus
+    public var start: Date
+    /// nil while the status lasts (stream updates); set in `AnalysisResult`.
+    public var end: Date?
+    public var channel: AudioChannel?
+    public init(status: AudioHealthStatus, start: Date, end: Date?, channel: AudioChannel? = nil) {
+        self.status = status; self.start = start; self.end = end; self.channel = channel
+    }
+}
+
+/// The night statistics of the JSON contract's `statistics` object (durations in seconds).
+public struct SleepSessionStatistics: Sendable, Hashable {
+    public var totalSleepDuration: Double = 0
+    public var sleepOnsetLatency: Double = 0
+    /// Sleep / time in bed, 0…1.
+    public var sleepEfficiency: Double = 0
+    /// nil when there was no sleep (every other statistic is then 0).
+    public var finalWakeTime: Date?
+    public var numberOfAwakenings: Int = 0
+    public var snoreTime: Double = 0
+    public var snoreSessions: [DateInterval] = []
+    public var sleepStageDurations: [SleepStage: Double] = [:]
+    public init() {}
+}
+
+/// Audio statistics: the input's health over the night and the holes in it.
+public struct AudioStatistics: Sendable, Hashable {
+    /// Contiguous, covering the whole analysed audio, `healthy` stretches included (per channel for stereo).
+    public var healthIntervals: [AudioHealthUpdate] = []
+    /// Holes in the timeline (any length) and their total duration in seconds.
+    public var gapCount = 0
+    public var gapDuration: Double = 0
+    public var overrunCount = 0
+    public init() {}
+}
+
+/// What the analysed audio was.
+public struct SourceSummary: Sendable, Hashable {
+    public var path: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var durationSec: Double
+    public init(path: String, sampleRate: Int, channels: Int, durationSec: Double) {
+        self.path = path; self.sampleRate = sampleRate; self.channels = channels; self.durationSec = durationSec
+    }
+}
+
+/// The outcome of one session (Sleep Cycle SDK `AnalysisResult`); serialised by `AnalysisResult.jsonString()`.
+public struct AnalysisResult: Sendable, Hashable {
+    public var sessionId: UUID
+    public var startTime: Date
+    public var endTime: Date
+    public var source: SourceSummary
+    public var events: [SleepEvent]
+    public var breathingRates: [BreathingRate]
+    public var sleepStageIntervals: [SleepStageInterval]
+    public var statistics: SleepSessionStatistics
+    public var audioStatistics: AudioStatistics
+    /// Samples analysed (16 kHz timeline, gaps included).
+    public var analysedSamples: SampleTime
+    /// Items lost by slow stream observers during the session.
+    public var droppedObserverItems: Int
+}

@@ -1,0 +1,3 @@
+import SleepCycleDSP
+
+extension FeatureAnalyzer: StreamingFeatureExtractor {}

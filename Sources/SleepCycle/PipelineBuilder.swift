@@ -1,0 +1,106 @@
+import Foundation
+import SleepCycleBus
+import SleepCycleDSP
+import AudioHealth
+import EventDetection
+import Breathing
+import Staging
+import SleepStatistics
+import SmartAlarm
+
+/// Everything a pipeline needs besides its source. `Sendable` so the actor can hand it to the analysis thread.
+public struct PipelineOptions: Sendable {
+    /// Frame / hop of the shared feature extraction (samples at 16 kHz).
+    public var frameLength = 1024
+    public var hopLength = 512
+    /// Audio-event listener batch length (seconds of analysed audio per callback).
+    public var listenerBatchSeconds = 1.0
+    public var health = AudioHealthConfiguration.default
+    /// Buffer of each observer stream (items); older items are dropped beyond it.
+    public var observerBufferSize = 256
+    /// Makes the per-channel feature extractor; nil = `PipelineBuilder.defaultFeatureExtractor`.
+    public var featureExtractor: FeatureExtractorFactory?
+    /// Timed side inputs put on the bus in time order, interleaved with the audio: `.heartRate`, `.motion`
+    /// (`--hr FILE`, `--motion FILE`). Each is published before the first audio block starting after its time.
+    public var sideInputs: [AnalysisEvent] = []
+    /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
+    public var alarm: AlarmOption?
+    public var clipsDirectory: String?
+
+    public init() {}
+    public static let `default` = PipelineOptions()
+
+    /// `--alarm HH:MM --alarm-window 30m`, already resolved onto the session's timeline.
+    public struct AlarmOption: Sendable, Hashable {
+        public var time: SampleTime
+        public var windowSeconds: Double
+        public init(time: SampleTime, windowSeconds: Double) { self.time = time; self.windowSeconds = windowSeconds }
+    }
+}
+
+/// What a session knows when its consumers are built.
+public struct PipelineContext: Sendable {
+    public var info: SessionInfo
+    /// Channels delivered to analysis (1 or 2).
+    public var channelCount: Int
+    public var options: PipelineOptions
+}
+
+/// A bus consumer and the capabilities it brings.
+public struct ConsumerRegistration {
+    public var name: String
+    public var provides: Set<SleepAnalysisFeature>
+    public var consumer: any AnalysisConsumer
+    public init(name: String, provides: Set<SleepAnalysisFeature> = [], consumer: any AnalysisConsumer) {
+        self.name = name; self.provides = provides; self.consumer = consumer
+    }
+}
+
+/// THE place where the pipeline's consumers are listed, in bus order. Each consumer receives every event after the
+/// ones above it; events they publish join the back of the FIFO.
+///
+/// Wiring a consumer = one line in `consumers(for:)` plus its capabilities in `capabilities(channelCount:)`.
+public enum PipelineBuilder {
+    /// The feature extractor used when `PipelineOptions.featureExtractor` is nil (nil = no features yet).
+    public static var defaultFeatureExtractor: FeatureExtractorFactory? {
+        { channel, frame, hop in
+            try FeatureAnalyzer(frameLength: frame, hopLength: hop, sampleRate: AnalysisClock.sampleRate,
+                                channel: channel)
+        }
+    }
+
+    public static func consumers(for context: PipelineContext) throws -> [ConsumerRegistration] {
+        var list: [ConsumerRegistration] = []
+        // Audio health, one monitor per analysed channel (tagged only for stereo).
+        for c in 0..<context.channelCount {
+            let tag: AudioChannel? = context.channelCount > 1 ? AudioChannel(rawValue: c) : nil
+            list.append(ConsumerRegistration(
+                name: "AudioHealth[\(c)]",
+                consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
+        }
+        // ▼ The lead wires the other consumers here, in this order:
+        //   EventDetector (provides .audioEvents, .snoringDetection), BreathingRateEstimator,
+        //   SleepStager (provides .sleepStaging, .realTimeSleepStaging), SmartAlarm (if options.alarm != nil,
+        //   provides .smartAlarm), audio clips (if options.clipsDirectory != nil).
+        return list
+    }
+
+    /// Capabilities of this build for a session of `channelCount` channels (see `SleepAnalysisFeatures`).
+    public static func capabilities(channelCount: Int = 1, options: PipelineOptions = .default)
+        -> Set<SleepAnalysisFeature> {
+        let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
+                               sourceSampleRate: AnalysisClock.sampleRate, channelCount: channelCount)
+        let context = PipelineContext(info: info, channelCount: channelCount, options: options)
+        let provided = ((try? consumers(for: context)) ?? []).reduce(into: Set<SleepAnalysisFeature>()) {
+            $0.formUnion($1.provides)
+        }
+        return provided
+    }
+
+    /// The night statistics from the final stage epochs and events (the SleepStatistics module's function once
+    /// wired; until then `SessionStatisticsFallback`).
+    public static func statistics(epochs: [StageEpoch], events: [SoundEvent], end: SampleTime,
+                                  clock: AnalysisClock) -> SleepSessionStatistics {
+        SessionStatisticsFallback.compute(epochs: epochs, events: events, end: end, clock: clock)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import DequeModule
+import SleepCycleAudio
+
+/// Reads another source ahead on its own thread into a bounded queue, so decoding and resampling (the reader
+/// thread) overlap feature extraction and the bus (the caller's thread): the two-core mode for files.
+///
+/// The queue holds at most `depth` reads (bounded memory: depth × block size); the reader waits when it is full.
+/// An error from the inner source is re-thrown by `read()` in order. `close()` stops the reader.
+public final class PrefetchingSource: AudioSource, @unchecked Sendable {
+    public let inner: any AudioSource
+    public let depth: Int
+    private let condition = NSCondition()
+    private var queue = Deque<Result<SourceRead, any Error>>()
+    private var finished = false
+    private var closed = false
+    private var thread: Thread?
+    private var readerActive = false
+    private var innerClosed = false
+
+    public init(_ inner: any AudioSource, depth: Int = 4) {
+        self.inner = inner
+        self.depth = max(1, depth)
+    }
+
+    public var format: SourceFormat { inner.format }
+    public var name: String { inner.name }
+
+    private func startIfNeeded() {
+        guard thread == nil else { return }
+        let t = Thread { [self] in readerLoop() }
+        t.name = "sleepcycle.prefetch"
+        thread = t
+        t.start()
+    }
+
+    private func readerLoop() {
+        while true {
+            condition.lock()
+            while queue.count >= depth && !closed { condition.wait() }
+            if closed { condition.unlock(); return }
+            readerActive = true
+            condition.unlock()
+            let item: Result<SourceRead, any Error>
+            do { item = .success(try inner.read()) } catch { item = .failure(error) }
+            condition.lock()
+            readerActive = false
+            if closed {
+                // close() came during the read: the handle is closed here, by the thread that used it.
+                let closeNow = !innerClosed
+                innerClosed = true
+                condition.unlock()
+                if closeNow { inner.close() }
+                return
+            }
+            queue.append(item)
+            var stop = false
+            switch item {
+            case .success(.end), .failure: finished = true; stop = true
+            default: break
+            }
+            condition.broadcast()
+            condition.unlock()
+            if stop { return }
+        }
+    }
+
+    public func read() throws -> SourceRead {
+        startIfNeeded()
+        condition.lock()
+        while queue.isEmpty && !closed && !finished { condition.wait() }
+        if queue.isEmpty { condition.unlock(); return .end }
+        let item = queue.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        return try item.get()
+    }
+
+    /// Stops the reader. A file's handle is closed only when no read is running on it (by the reader thread at
+    /// the end of its read otherwise); a live source (unknown length) is closed at once so a blocked read returns.
+    public func close() {
+        condition.lock()
+        closed = true
+        queue.removeAll()
+        condition.broadcast()
+        let closeNow = !innerClosed && (!readerActive || inner.format.frameCount == nil)
+        if closeNow { innerClosed = true }
+        condition.unlock()
+        if closeNow { inner.close() }
+    }
+}

@@ -1,0 +1,164 @@
+// The thin libsndfile wrapper: the only Swift code that touches a SNDFILE handle, and the one choke point that
+// turns libsndfile's error codes into AudioError (STYLE.md #1, #2).
+import CSndFile
+import Foundation
+
+/// An open libsndfile handle (read or write). Internal: callers use `AudioFileSource` / `AudioFileWriter`.
+final class SndFile {
+    let path: String
+    private var handle: OpaquePointer?
+    private(set) var info: SF_INFO
+
+    /// Opens `path` for reading, checking existence and readability first so the message says which it is.
+    init(readingPath path: String) throws(AudioError) {
+        self.path = path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AudioError(.notFound, path: path, message: "no such file (expected an audio file)")
+        }
+        guard !isDirectory.boolValue else {
+            throw AudioError(.unreadable, path: path, message: "is a directory (expected an audio file)")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw AudioError(.unreadable, path: path, message: "permission denied (cannot read the file)")
+        }
+        var info = SF_INFO()
+        let handle = sf_open(path, Int32(SFM_READ), &info)
+        guard let handle else { throw Self.openError(path: path) }
+        self.handle = handle
+        self.info = info
+    }
+
+    /// Creates (or replaces) `path` for writing with a libsndfile `format` (major | subtype).
+    init(writingPath path: String, format: Int32, sampleRate: Int, channels: Int) throws(AudioError) {
+        self.path = path
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = format
+        guard sf_format_check(&info) != 0 else {
+            throw AudioError(.invalidParameter, path: path,
+                             message: "libsndfile cannot write format 0x\(String(format, radix: 16)) at "
+                                 + "\(sampleRate) Hz with \(channels) channel(s)")
+        }
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioError(.writeFailed, path: path, message: "cannot create the file",
+                             underlying: String(cString: sf_strerror(nil)))
+        }
+        self.handle = handle
+        self.info = info
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let handle { sf_close(handle) }
+        handle = nil
+    }
+
+    var frames: Int64 { Int64(info.frames) }
+    var sampleRate: Int { Int(info.samplerate) }
+    var channels: Int { Int(info.channels) }
+
+    /// Reads up to `frames` interleaved frames as floats in [−1, 1) (libsndfile normalises integer PCM).
+    /// Returns the number of frames read; fewer than asked means the end of the data (or a decode error, thrown).
+    func readFloat(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
+        guard let handle else { return 0 }
+        let n = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        if n < frames { try check("reading audio data") }
+        return n
+    }
+
+    /// Writes `frames` interleaved frames.
+    func writeFloat(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
+        guard let handle else { return }
+        let n = Int(sf_writef_float(handle, buffer, sf_count_t(frames)))
+        if n != frames {
+            throw AudioError(.writeFailed, path: path, message: "wrote \(n) of \(frames) frames",
+                             underlying: String(cString: sf_strerror(handle)))
+        }
+    }
+
+    /// Sets a libsndfile double-valued command (e.g. Vorbis quality); ignores unsupported commands.
+    func setDouble(_ command: Int32, _ value: Double) {
+        guard let handle else { return }
+        var v = value
+        _ = sf_command(handle, command, &v, Int32(MemoryLayout<Double>.size))
+    }
+
+    /// libsndfile's channel map (`SF_CHANNEL_MAP_*` per channel) when the container stores one.
+    func channelMap() -> [Int32]? {
+        guard let handle, channels > 0 else { return nil }
+        var map = [Int32](repeating: 0, count: channels)
+        let ok = map.withUnsafeMutableBytes {
+            sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count))
+        }
+        return ok == Int32(SF_TRUE) ? map : nil
+    }
+
+    /// libsndfile's parse log for this file (used to detect headers that claim more data than present).
+    func log() -> String {
+        guard let handle else { return "" }
+        var buffer = [CChar](repeating: 0, count: 8192)
+        _ = buffer.withUnsafeMutableBytes { sf_command(handle, Int32(SFC_GET_LOG_INFO), $0.baseAddress, Int32($0.count)) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Human-readable container and encoding, e.g. "WAV (Microsoft), Signed 16 bit PCM".
+    var formatDescription: String {
+        let major = Self.formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR))
+        let sub = Self.formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE))
+        return [major, sub].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    // MARK: - The error choke point
+
+    /// Throws the pending libsndfile error of this handle, if any, as an AudioError naming `operation`.
+    func check(_ operation: String) throws(AudioError) {
+        guard let handle else { return }
+        let code = sf_error(handle)
+        guard code != Int32(SF_ERR_NO_ERROR) else { return }
+        throw Self.error(code: code, path: path, operation: operation,
+                         underlying: String(cString: sf_strerror(handle)))
+    }
+
+    /// The error for a failed `sf_open` (libsndfile keeps it in a global slot read with a nil handle).
+    private static func openError(path: String) -> AudioError {
+        error(code: sf_error(nil), path: path, operation: "opening", underlying: String(cString: sf_strerror(nil)))
+    }
+
+    /// Maps a libsndfile error code to an AudioError: the one place where that mapping lives.
+    static func error(code: Int32, path: String, operation: String, underlying: String) -> AudioError {
+        switch code {
+        case Int32(SF_ERR_UNRECOGNISED_FORMAT):
+            return AudioError(.notAudio, path: path, message: "not a recognised audio file "
+                + "(expected WAV, FLAC, Ogg Vorbis, AIFF or another libsndfile format)", underlying: underlying)
+        case Int32(SF_ERR_UNSUPPORTED_ENCODING):
+            return AudioError(.unsupportedEncoding, path: path, message: "audio encoding not supported by libsndfile "
+                + "(expected PCM, float, FLAC or Vorbis data)", underlying: underlying)
+        case Int32(SF_ERR_MALFORMED_FILE):
+            return AudioError(.notAudio, path: path, message: "malformed audio file while \(operation)",
+                              underlying: underlying)
+        case Int32(SF_ERR_SYSTEM):
+            return AudioError(.unreadable, path: path, message: "system error while \(operation)",
+                              underlying: underlying)
+        default:
+            return AudioError(.unreadable, path: path, message: "libsndfile error \(code) while \(operation)",
+                              underlying: underlying)
+        }
+    }
+
+    private static func formatName(_ format: Int32, command: Int32) -> String? {
+        var count: Int32 = 0
+        let countCommand = command == Int32(SFC_GET_FORMAT_MAJOR)
+            ? Int32(SFC_GET_FORMAT_MAJOR_COUNT) : Int32(SFC_GET_FORMAT_SUBTYPE_COUNT)
+        sf_command(nil, countCommand, &count, Int32(MemoryLayout<Int32>.size))
+        for i in 0..<count {
+            var fi = SF_FORMAT_INFO()
+            fi.format = i
+            sf_command(nil, command, &fi, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
+            if fi.format == format, let name = fi.name { return String(cString: name) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Breathing
+import Foundation
+import SleepCycleBus
+
+/// Hidden developer command: runs the engine's `BreathingRateEstimator` over raw 16 kHz float32 files and
+/// prints one JSON object per file. Used by Benchmarks/Scripts/breathing/evaluate.py (see its README).
+struct BreathingEval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "breathing-eval",
+        abstract: "Breathing-rate estimates of raw 16 kHz little-endian float32 files (developer tool).",
+        shouldDisplay: false)
+
+    @Option(help: "Interleaved channels in each file (1 or 2).")
+    var channels: Int = 1
+
+    @Option(help: "Samples per .audio block fed to the estimator.")
+    var blockSize: Int = 4096
+
+    @Option(help: "Analysis window (seconds).")
+    var windowSec: Double = 60
+
+    @Option(help: "Analysis hop (seconds).")
+    var hopSec: Double = 30
+
+    @Argument(help: "Raw float32 files (16 kHz, interleaved).")
+    var files: [String]
+
+    func validate() throws {
+        guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2, got \(channels)") }
+        guard blockSize > 0 else { throw ValidationError("--block-size must be positive, got \(blockSize)") }
+        guard windowSec > 0, hopSec > 0 else { throw ValidationError("--window-sec and --hop-sec must be positive") }
+    }
+
+    func run() throws {
+        var config = BreathingRateEstimator.Configuration()
+        config.windowSec = windowSec
+        config.hopSec = hopSec
+        for path in files {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("\(path): cannot read file")
+            }
+            guard data.count % (4 * channels) == 0 else {
+                throw ValidationError("\(path): size \(data.count) is not a whole number of \(channels)-channel float32 frames")
+            }
+            let frames = data.count / (4 * channels)
+            var signal = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channels)
+            data.withUnsafeBytes { raw in
+                for i in 0..<frames {
+                    for c in 0..<channels {
+                        let bits = raw.loadUnaligned(fromByteOffset: (i * channels + c) * 4, as: UInt32.self)
+                        signal[c][i] = Float(bitPattern: UInt32(littleEndian: bits))
+                    }
+                }
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let result = BreathingRateEstimator.run(signal, blockSize: blockSize, configuration: config)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            let estimates = result.estimates.map { e in
+                "{\"timeSec\":\(AnalysisClock.seconds(e.time)),\"bpm\":\(e.bpm),\"confidence\":\(e.confidence)"
+                    + (e.channel.map { ",\"channel\":\"\($0.name)\"" } ?? "") + "}"
+            }
+            let name = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
+            print("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"elapsedSec\":\(elapsed),"
+                  + "\"traceSamples\":\(result.trace.reduce(0) { $0 + $1.values.count }),"
+                  + "\"estimates\":[\(estimates.joined(separator: ","))]}")
+        }
+    }
+}

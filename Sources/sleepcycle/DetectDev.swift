@@ -1,0 +1,152 @@
+import ArgumentParser
+import EventDetection
+import Foundation
+import SleepCycleBus
+import SleepCycleDSP
+
+/// Hidden developer commands of the event detector, used by Benchmarks/Scripts/detection/*.py so that training
+/// and evaluation run exactly the Swift code that runs inside `sleepcycle analyze`.
+///
+/// Input (`--input`, default stdin): a stream of scenes, each `Int64 n` (little-endian) followed by `n` Float32
+/// samples (little-endian, 16 kHz mono). Each scene is analysed from a fresh state (features 1024/512 through
+/// `FeatureAnalyzer`, fed in 16384-sample blocks as the engine does).
+struct DetectDev: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect-dev",
+        abstract: "Developer tools of the event detector (training / evaluation scripts).",
+        shouldDisplay: false,
+        subcommands: [SegmentFeaturesCommand.self, DetectEventsCommand.self])
+}
+
+struct SceneOptions: ParsableArguments {
+    @Option(help: "Scene stream (Int64 n + n Float32 per scene, little-endian); '-' = stdin.")
+    var input: String = "-"
+    @Option(help: "Output file (JSON lines); '-' = stdout.")
+    var output: String = "-"
+}
+
+/// Reads scenes one at a time (bounded memory per scene).
+struct SceneReader {
+    let handle: FileHandle
+    let path: String
+    init(path: String) throws {
+        self.path = path
+        if path == "-" { handle = .standardInput } else {
+            guard let h = FileHandle(forReadingAtPath: path) else {
+                throw ValidationError("\(path): cannot open the scene stream")
+            }
+            handle = h
+        }
+    }
+    func next() throws -> [Float]? {
+        guard let header = try handle.read(upToCount: 8), header.count == 8 else { return nil }
+        let n = header.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+        guard n >= 0, n < 1 << 34 else { throw ValidationError("\(path): bad scene length \(n)") }
+        var samples = [Float](repeating: 0, count: Int(n))
+        var got = 0
+        try samples.withUnsafeMutableBytes { raw in
+            while got < raw.count {
+                guard let d = try handle.read(upToCount: min(raw.count - got, 1 << 24)), !d.isEmpty else {
+                    throw ValidationError("\(path): scene truncated (\(got) of \(raw.count) bytes)")
+                }
+                d.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: raw[got..<(got + d.count)]))
+                got += d.count
+            }
+        }
+        return samples
+    }
+}
+
+final class LineWriter {
+    let handle: FileHandle
+    var buffer = ""
+    init(path: String) throws {
+        if path == "-" { handle = .standardOutput } else {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let h = FileHandle(forWritingAtPath: path) else {
+                throw ValidationError("\(path): cannot create the output file")
+            }
+            handle = h
+        }
+    }
+    func write(_ line: String) {
+        buffer += line; buffer += "\n"
+        if buffer.utf8.count > 1 << 16 { flush() }
+    }
+    func flush() { handle.write(Data(buffer.utf8)); buffer = "" }
+}
+
+/// Feature blocks of one scene, as the engine produces them.
+func sceneFeatureBlocks(_ samples: [Float], _ body: (FeatureBlock) -> Void) throws {
+    let analyzer = try FeatureAnalyzer(frameLength: 1024, hopLength: 512, sampleRate: 16000, channel: 0)
+    var i = 0
+    try samples.withUnsafeBufferPointer { all in
+        while i < all.count {
+            let n = min(16384, all.count - i)
+            if let b = analyzer.process(UnsafeBufferPointer(rebasing: all[i..<(i + n)])) { body(b) }
+            i += n
+        }
+    }
+    if let b = analyzer.finish() { body(b) }
+}
+
+func jsonNumbers(_ v: [Float]) -> String { "[" + v.map { "\($0)" }.joined(separator: ",") + "]" }
+
+struct SegmentFeaturesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "segment-features",
+        abstract: "Print every candidate segment's features and raw signature, one JSON line per segment.")
+    @OptionGroup var scenes: SceneOptions
+
+    func run() throws {
+        let reader = try SceneReader(path: scenes.input)
+        let out = try LineWriter(path: scenes.output)
+        out.write("{\"features\":[" + SegmentFeatures.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}")
+        var index = 0
+        while let samples = try reader.next() {
+            var extractor = try SegmentExtractor()
+            var segments: [CandidateSegment] = []
+            try sceneFeatureBlocks(samples) { segments += extractor.process($0) }
+            segments += extractor.flush()
+            for s in segments {
+                out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
+                          + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature) + "}")
+            }
+            index += 1
+        }
+        out.flush()
+    }
+}
+
+struct DetectEventsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Run the full EventDetector on each scene; one JSON line per event (times in samples).")
+    @OptionGroup var scenes: SceneOptions
+    @Option(help: "Model JSON to use instead of the built-in one.")
+    var model: String?
+
+    func run() throws {
+        let reader = try SceneReader(path: scenes.input)
+        let out = try LineWriter(path: scenes.output)
+        let classifier = try model.map { try NeuralSegmentClassifier(contentsOf: URL(fileURLWithPath: $0)) }
+        var index = 0
+        while let samples = try reader.next() {
+            var detector = try EventDetector(classifier: classifier)
+            var events: [SoundEvent] = []
+            func take(_ produced: [AnalysisEvent]) {
+                for e in produced { if case .eventEnded(let s) = e { events.append(s) } }
+            }
+            try sceneFeatureBlocks(samples) { take(detector.handle(.features($0))) }
+            take(detector.handle(.sessionEnding(at: SampleTime(samples.count))))
+            for e in events {
+                var line = "{\"scene\":\(index),\"type\":\"\(e.type.rawValue)\",\"start\":\(e.start),\"end\":\(e.end),"
+                    + "\"probability\":\(e.probability)"
+                if let sig = e.signature { line += ",\"signature\":" + jsonNumbers(sig) }
+                out.write(line + "}")
+            }
+            index += 1
+        }
+        out.flush()
+    }
+}
