@@ -79,6 +79,11 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
     private var flatRunStart: SampleTime = 0
     /// Where the next audio sample is expected.
     private var expected: SampleTime = 0
+    /// The chunk being filled: samples in it, active samples, first and last active sample.
+    private var chunkFill = 0
+    private var chunkCount = 0
+    private var chunkFirstActive: SampleTime?
+    private var chunkLastActive: SampleTime?
     private let minFlat: SampleTime
     private let minMissing: SampleTime
     private let minActive: Int
@@ -97,6 +102,7 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
         switch event {
         case .sessionStarted:
             state = .undecided(since: 0); flatRunStart = 0; expected = 0; hasPrevious = false
+            chunkFill = 0; chunkCount = 0; chunkFirstActive = nil; chunkLastActive = nil
             counters = AudioHealthCounters()
             return []
         case .audio(let block):
@@ -140,11 +146,11 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
         counters.gapSamples += length
         if reason == .overrun { counters.overrunCount += 1 }
         guard length >= minMissing else {
-            // A short hole (an xrun): the status carries on; the flat-run clock restarts after it.
+            // A short hole (an xrun): the status carries on; the first difference restarts after it.
             hasPrevious = false
             return []
         }
-        var out: [AnalysisEvent] = []
+        var out: [AnalysisEvent] = chunkFill > 0 ? closeChunk(end: start) : []
         if case .undecided(let since) = state, since < start {
             // A stretch shorter than the flatline minimum before the gap: flat only if it had no activity at all,
             // which is the only way to still be undecided.
@@ -157,33 +163,37 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
         state = .undecided(since: resume)
         flatRunStart = resume
         hasPrevious = false
+        chunkFill = 0; chunkCount = 0; chunkFirstActive = nil; chunkLastActive = nil
         return out
     }
 
     private mutating func finish(at end: SampleTime) -> [AnalysisEvent] {
+        var out: [AnalysisEvent] = chunkFill > 0 ? closeChunk(end: end) : []
         switch state {
         case .undecided(let since) where since < end:
-            return change(to: .flatline, at: since)
+            out += change(to: .flatline, at: since)
         case .healthy where end - flatRunStart >= minFlat:
-            return change(to: .flatline, at: flatRunStart)
+            out += change(to: .flatline, at: flatRunStart)
         default:
-            return []
+            break
         }
+        return out
     }
 
     // MARK: - Signal inspection
 
+    /// Feeds samples into the current chunk (the chunk grid restarts at the session start and after each gap, so
+    /// decisions do not depend on block sizes) and decides at each chunk's end.
     private mutating func inspect(_ x: UnsafeBufferPointer<Float>, start: SampleTime) -> [AnalysisEvent] {
         let n = x.count
         guard n > 0 else { return [] }
         counters.analysedSamples += SampleTime(n)
         var out: [AnalysisEvent] = []
         let threshold = configuration.variationThreshold
-        let chunk = configuration.chunkLength
         var prev = hasPrevious ? previous : x[0]
         var i = 0
         while i < n {
-            let m = min(chunk, n - i)
+            let m = min(configuration.chunkLength - chunkFill, n - i)
             // Branch-free count of active samples in x[i..<i+m] (vectorises).
             var count = 0
             var p = prev
@@ -192,41 +202,57 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
                 count &+= abs(v - p) >= threshold ? 1 : 0
                 p = v
             }
-            let chunkEnd = start + SampleTime(i + m)
-            if count >= minActive {
-                // First and last active sample of this chunk (exact boundaries).
-                var first = i, last = i + m - 1
-                var q = i > 0 ? x[i - 1] : prev
-                for k in i..<(i + m) { if abs(x[k] - q) >= threshold { first = k; break }; q = x[k] }
-                while last > i && abs(x[last] - x[last - 1]) < threshold { last -= 1 }
-                let firstTime = start + SampleTime(first)
-                switch state {
-                case .undecided(let since):
-                    if firstTime - since >= minFlat { out += change(to: .flatline, at: since) }
-                    out += change(to: .healthy, at: out.isEmpty ? since : firstTime)
-                case .healthy:
-                    if firstTime - flatRunStart >= minFlat {
-                        out += change(to: .flatline, at: flatRunStart)
-                        out += change(to: .healthy, at: firstTime)
+            if count > 0 {
+                // First and last active sample of this run (exact boundaries); scanned only when there are some.
+                if chunkFirstActive == nil {
+                    var q = prev
+                    for k in i..<(i + m) {
+                        if abs(x[k] - q) >= threshold { chunkFirstActive = start + SampleTime(k); break }
+                        q = x[k]
                     }
-                case .flatline, .missingInput:
-                    out += change(to: .healthy, at: firstTime)
                 }
-                flatRunStart = start + SampleTime(last) + 1
-            } else {
-                switch state {
-                case .undecided(let since) where chunkEnd - since >= minFlat:
-                    out += change(to: .flatline, at: since)
-                case .healthy where chunkEnd - flatRunStart >= minFlat:
-                    out += change(to: .flatline, at: flatRunStart)
-                default: break
-                }
+                var last = i + m - 1
+                while last > i && abs(x[last] - x[last - 1]) < threshold { last -= 1 }
+                chunkLastActive = start + SampleTime(last)
+                chunkCount += count
             }
+            chunkFill += m
             prev = p
             i += m
+            if chunkFill == configuration.chunkLength { out += closeChunk(end: start + SampleTime(i)) }
         }
         previous = prev
         hasPrevious = true
+        return out
+    }
+
+    /// Decides on the chunk ending at `end` and starts the next one.
+    private mutating func closeChunk(end: SampleTime) -> [AnalysisEvent] {
+        var out: [AnalysisEvent] = []
+        if chunkCount >= minActive, let firstTime = chunkFirstActive, let lastTime = chunkLastActive {
+            switch state {
+            case .undecided(let since):
+                if firstTime - since >= minFlat { out += change(to: .flatline, at: since) }
+                out += change(to: .healthy, at: out.isEmpty ? since : firstTime)
+            case .healthy:
+                if firstTime - flatRunStart >= minFlat {
+                    out += change(to: .flatline, at: flatRunStart)
+                    out += change(to: .healthy, at: firstTime)
+                }
+            case .flatline, .missingInput:
+                out += change(to: .healthy, at: firstTime)
+            }
+            flatRunStart = lastTime + 1
+        } else {
+            switch state {
+            case .undecided(let since) where end - since >= minFlat:
+                out += change(to: .flatline, at: since)
+            case .healthy where end - flatRunStart >= minFlat:
+                out += change(to: .flatline, at: flatRunStart)
+            default: break
+            }
+        }
+        chunkFill = 0; chunkCount = 0; chunkFirstActive = nil; chunkLastActive = nil
         return out
     }
 }

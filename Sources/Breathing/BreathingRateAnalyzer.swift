@@ -59,6 +59,9 @@ public struct BreathingRateAnalyzer: Sendable {
         /// When the spectral peak is at twice the autocorrelation rate (inhale and exhale heard as two
         /// bursts), the spectral power at the autocorrelation rate must be at least this share of the peak.
         public var cycleFundamentalShare: Double = 0.2
+        /// The autocorrelation period is doubled (half a cycle was found) when r at twice the lag exceeds
+        /// r at the lag by more than this.
+        public var cycleDoublingMargin: Double = 0.05
         public init() {}
     }
 
@@ -111,7 +114,7 @@ public struct BreathingRateAnalyzer: Sendable {
         // Inhale and exhale bursts of one cycle differ (level, length, the pause after exhaling): if the
         // signal repeats better at twice the lag, the lag found is half a cycle.
         if let double = autocorrelationPeak(count: n, from: 2 * lag.lag - 2, to: min(2 * lag.lag + 2, Double(maxLag))),
-           double.value > lag.value {
+           double.value > lag.value + parameters.cycleDoublingMargin {
             lag = double
         }
         let acBpm = 60 * fs / lag.lag

@@ -26,7 +26,7 @@ struct MelNoiseFloor: Sendable {
     private var pastMins: [[Float]]      // ring of the last `subWindows` completed sub-window minima
     private var ringIndex = 0
     private var framesInSub = 0
-    private var started = false
+    private(set) var started = false
 
     init(bands: Int, hopSec: Double, configuration c: DetectorConfiguration) {
         self.bands = bands

@@ -97,6 +97,10 @@ public struct SegmentExtractor: Sendable {
     private mutating func step(_ row: UnsafeBufferPointer<Float>, centre: SampleTime) -> Float {
         let n = FeatureLayout.melCount
         for b in 0..<n { power[b] = max(row[b], 0) }
+        if !floor!.started {
+            // The first frame seeds the floor: nothing stands out before anything has been heard.
+            power.withUnsafeBufferPointer { floor!.update($0) }
+        }
         let floorBefore = floor!.floor
         var best: Float = -.infinity
         for g in groups {
@@ -122,7 +126,7 @@ public struct SegmentExtractor: Sendable {
         if frames >= minFrames {
             let (features, signature) = extractor.features(spectra: spectra, snrDb: snr, frames: frames, hopSec: hopSec)
             let half = SampleTime(hopLength / 2)
-            result = CandidateSegment(channel: channel, start: frameCentres[0] - half,
+            result = CandidateSegment(channel: channel, start: max(0, frameCentres[0] - half),
                                       end: frameCentres[frames - 1] + half, features: features, rawSignature: signature)
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.

@@ -1,6 +1,78 @@
 import ArgumentParser
+import SleepCycleAudio
+import SleepCycleDSP
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
+/// `sleepcycle features FILE`: per-frame DSP features on the 16 kHz analysis timeline (docs/0001-dsp-features.md).
 struct Features: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "TODO")
-    func run() async throws { throw ValidationError("not implemented yet") }
+    static let configuration = CommandConfiguration(
+        abstract: "Print per-frame audio features (RMS, spectral shape, zero-crossing rate, MFCCs) as CSV or JSON.",
+        discussion: """
+            One row per frame on the 16 kHz analysis timeline; `time` is the frame centre in seconds. Frames are \
+            centred (librosa center=True, zero padding) with a periodic Hann window. Stereo files give a \
+            `channel` column (0 then 1 for each frame). Values have 6 significant digits. \
+            JSON: {"file", "sampleRate", "frameLength", "hopLength", "channels", "columns": [...], \
+            "frames": [[...], ...]} with one array per row in `columns` order; NaN/inf become null.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
+
+    @Argument(help: "The audio file (any format libsndfile reads; resampled to 16 kHz).")
+    var file: String
+
+    @Option(help: "Output format: csv or json.")
+    var format: Format = .csv
+
+    @Option(help: "Frame (FFT) length in samples at 16 kHz: even, 64…65536.")
+    var frameLength: Int = 1024
+
+    @Option(help: "Hop between frame centres in samples at 16 kHz: 1…frame length.")
+    var hopLength: Int = 512
+
+    enum Planning: String, ExpressibleByArgument, CaseIterable { case estimate, measure }
+
+    @Option(help: ArgumentHelp("FFTW planner rigor (benchmarking only).", visibility: .hidden))
+    var fftPlanning: Planning = .estimate
+
+    func validate() throws {
+        do {
+            try FeatureAnalyzer.validate(frameLength: frameLength, hopLength: hopLength,
+                                         sampleRate: AudioFileSource.analysisRate)
+        } catch let error as DSPError {
+            throw ValidationError("--frame-length \(frameLength) / --hop-length \(hopLength): \(error.message)")
+        }
+    }
+
+    func run() async throws {
+        FFTPlanCache.shared.rigor = fftPlanning == .measure ? .measure : .estimate
+        let source: AudioFileSource
+        do {
+            source = try AudioFileSource(path: file)
+        } catch {
+            try Self.fail("\(error)")
+        }
+        defer { source.close() }
+        let out = OutputByteWriter(fd: STDOUT_FILENO)
+        do {
+            try FeatureTableWriter.write(source: source, frameLength: frameLength, hopLength: hopLength,
+                                         json: format == .json, fileName: file, to: out)
+        } catch {
+            try Self.fail("\(error)")
+        }
+    }
+
+    /// One line on stderr, then exit status 1.
+    static func fail(_ line: String) throws -> Never {
+        var text = line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+        text.withUTF8 { u in _ = writeStderr(STDERR_FILENO, u.baseAddress, u.count) }
+        throw ExitCode.failure
+    }
+}
+
+@inline(__always) private func writeStderr(_ fd: Int32, _ p: UnsafePointer<UInt8>?, _ n: Int) -> Int {
+    write(fd, p, n)
 }

@@ -232,6 +232,6 @@ import Glibc
         for n in 64..<(16_000 - 64) {
             worst = max(worst, abs(audio[n] - Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 16_000))))
         }
-        #expect(worst < 2e-3, "largest deviation from the 16 kHz tone: \(worst)")
+        #expect(worst < 1e-3, "largest deviation from the 16 kHz tone: \(worst)")
     }
 }

@@ -219,6 +219,6 @@ private func audioIsInPlace(_ reads: [SourceRead]) -> Bool {
                 worst = max(worst, abs(run[i] - reference[i]))
             }
         }
-        #expect(worst < 2e-3, "largest deviation from the 16 kHz tone: \(worst)")
+        #expect(worst < 1e-3, "largest deviation from the 16 kHz tone: \(worst)")
     }
 }

@@ -54,7 +54,7 @@ def group_of(row):
     if row.get("speaker"):
         return "speaker-%s" % row["speaker"]
     if src == "snoring_khan":
-        name = os.path.basename(row["source_path"])[:-4]          # e.g. 1_23
+        name = os.path.basename(row["source_path"]).split(".")[0]   # e.g. 1_23 (one file is 1_499.wav.wav)
         cls, num = name.split("_")
         return "khan-%s-%d" % (cls, int(num) // 20)
     return "%s-%s" % (src, row["source_path"])
@@ -91,6 +91,7 @@ def colored_noise(rng, n, exponent):
     f = np.fft.rfftfreq(n, 1 / SR)
     f[0] = f[1]
     spec *= f ** (-exponent / 2)
+    spec[f < 20] = 0                                   # microphones roll off below ~20 Hz
     x = np.fft.irfft(spec, n)
     return (x / (np.sqrt(np.mean(x ** 2)) + 1e-12)).astype(np.float32)
 

@@ -4,9 +4,8 @@ import Foundation
 /// Quality targets of the resampler's anti-aliasing / anti-imaging filter.
 ///
 /// Edges are fractions of the *lower* of the two Nyquist frequencies (8 kHz when resampling to 16 kHz).
-/// The defaults pass 0–7.2 kHz (ripple ≪ 0.1 dB) and reject ≥ 80 dB from 8.8 kHz up, so every input component
-/// that would fold into 0–7.2 kHz is suppressed by at least 80 dB; components between 8 and 8.8 kHz fold into the
-/// 7.2–8 kHz transition band only (see docs/0002-audio-input-resampling.md).
+/// The defaults pass 0–7.2 kHz (ripple ≪ 0.1 dB) and reject ≥ 80 dB from 8 kHz up, so no input component above
+/// 8 kHz folds back below 8 kHz (see docs/0002-audio-input-resampling.md for the measured figures).
 public struct ResamplerQuality: Sendable, Hashable {
     /// Pass-band edge as a fraction of the lower Nyquist frequency.
     public var passbandEdge: Double
@@ -15,7 +14,7 @@ public struct ResamplerQuality: Sendable, Hashable {
     /// Design stop-band attenuation in dB (Kaiser formula; a few dB of margin over the guaranteed figure).
     public var attenuationDB: Double
 
-    public init(passbandEdge: Double = 0.9, stopbandEdge: Double = 1.1, attenuationDB: Double = 86) {
+    public init(passbandEdge: Double = 0.9, stopbandEdge: Double = 1.0, attenuationDB: Double = 86) {
         self.passbandEdge = passbandEdge; self.stopbandEdge = stopbandEdge; self.attenuationDB = attenuationDB
     }
 

@@ -1,0 +1,99 @@
+"""Training/evaluation scenes: every labelled clip (and synthetic movement / quiet breathing) laid on a generated
+bedroom background, in two augmented copies, and the Swift segment features of each scene (cached)."""
+import json
+import os
+
+import numpy as np
+
+import common as C
+
+SEED = 20261121
+PRE_SEC, POST_SEC = 1.5, 1.0
+N_MOVEMENT, N_BREATHING = 400, 150
+
+
+def items():
+    """Manifest clips + synthetic items, in a fixed order."""
+    out = C.load_manifest()
+    for i in range(N_MOVEMENT):
+        g = "synth-movement-%d" % (i // 20)
+        out.append({"id": "synth/movement-%03d" % i, "path": None, "label": "movement", "cls": "movement",
+                    "source": "synthetic", "group": g, "fold": C.fold_of(g)})
+    for i in range(N_BREATHING):
+        g = "synth-breathing-%d" % (i // 10)
+        out.append({"id": "synth/breathing-%03d" % i, "path": None, "label": "quiet_breathing", "cls": "none",
+                    "source": "synthetic", "group": g, "fold": C.fold_of(g)})
+    return out
+
+
+def clip_audio(item, index):
+    if item["path"]:
+        return C.read_audio(item["path"])
+    rng = np.random.default_rng([SEED, 7, index])
+    if item["label"] == "movement":
+        return C.rustle(rng, rng.uniform(0.3, 3.0))
+    return C.breathing(rng, 12.0)
+
+
+def scene(item, index, copy):
+    """Copy 0: moderate conditions (SNR 12-35 dB). Copy 1: hard (SNR 5-20 dB, half band-limited, gain spread).
+    Returns (samples, (clip_start, clip_end) of the clip's active part)."""
+    rng = np.random.default_rng([SEED, copy, index])
+    clip = clip_audio(item, index)
+    if copy == 1 and rng.random() < 0.5:
+        clip = C.band_limit(rng, clip)
+    pre, post = int(PRE_SEC * C.SR), int(POST_SEC * C.SR)
+    n = pre + len(clip) + post
+    bg, _ = C.background(rng, n)
+    bg_db = rng.uniform(-70, -40)
+    bg *= 10 ** (bg_db / 20)
+    if item["label"] == "quiet_breathing":
+        snr = rng.uniform(0, 15)
+    else:
+        snr = rng.uniform(12, 35) if copy == 0 else rng.uniform(5, 20)
+    gain = 10 ** ((bg_db + snr) / 20) / C.active_rms(clip)
+    x = bg.copy()
+    x[pre:pre + len(clip)] += clip * gain
+    a, b = C.active_extent(clip)
+    np.clip(x, -1, 1, out=x)
+    return x.astype(np.float32), (pre + a, pre + b)
+
+
+def segments(copy, binary=None):
+    """Swift segment features of every scene of one copy (cached in $DETECT_WORK)."""
+    os.makedirs(C.WORK, exist_ok=True)
+    cache = os.path.join(C.WORK, "segments-copy%d.json" % copy)
+    its = items()
+    if os.path.exists(cache):
+        data = json.load(open(cache))
+        if data["ids"] == [i["id"] for i in its]:
+            return data
+    extents = []
+
+    def gen():
+        for k, it in enumerate(its):
+            x, ext = scene(it, k, copy)
+            extents.append(ext)
+            yield x
+    lines = C.run_scenes("segment-features", gen(), binary=binary)
+    names = lines[0]["features"]
+    data = {"ids": [i["id"] for i in its], "extents": extents, "names": names, "segments": lines[1:]}
+    json.dump(data, open(cache, "w"))
+    return data
+
+
+def label_segments(data, its):
+    """Segment label = the clip's class if at least half of the segment lies inside the clip's active part,
+    else none (background)."""
+    X, y, scene_idx, sig = [], [], [], []
+    for s in data["segments"]:
+        k = s["scene"]
+        a, b = data["extents"][k]
+        overlap = max(0, min(b, s["end"]) - max(a, s["start"]))
+        inside = overlap >= 0.5 * (s["end"] - s["start"])
+        X.append(s["features"])
+        sig.append(s["signature"])
+        y.append(C.CLASSES.index(its[k]["cls"]) if inside else 0)
+        scene_idx.append(k)
+    return (np.array(X, dtype=np.float32).astype(np.float64), np.array(y), np.array(scene_idx),
+            np.array(sig, dtype=np.float32).astype(np.float64))

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Synthetic nights: held-out clips laid on bedroom backgrounds, run through the detector, scored per second.
+
+    python3 Benchmarks/Scripts/detection/evaluate_nights.py [--folds 0 1] [--minutes 30] [--analyze]
+
+For each held-out fold k a model is trained on the other folds (same features and fit as train.py) and the nights
+are built ONLY from fold k's clips (and fold k's synthetic movement), so no clip in a night was seen in training.
+Night kinds: `mixed` (snoring bouts, talking, coughs, movement), `no-snore` (talking, coughs, movement) and
+`quiet` (no events): all with quiet breathing, distractors (held-out ESC-10 clips: dog, clock ticks, sneezing,
+crying baby, sea waves, ...) and a background that changes every 5-15 min (pink / brown / fan / AC / rain from
+ESC-10, -70 to -40 dBFS). Detection runs through `sleepcycle detect-dev events --model <fold model>`
+(or, with --analyze and the built-in model, through `sleepcycle analyze --format json`).
+
+Scoring (sed_eval-style segment-based metrics at 1-s resolution): reference and detected events of one class are
+first merged across gaps < 10 s (snoring) or < 3 s (others); a second counts as active when an event overlaps it.
+False events per hour: merged detected events of a class on nights without that class.
+"""
+import os
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+import argparse
+import json
+import subprocess
+
+import numpy as np
+import soundfile as sf
+
+import common as C
+import dataset as D
+import train as T
+
+MERGE_GAP = {"snoring": 10.0, "talking": 3.0, "coughing": 3.0, "movement": 3.0}
+EVENT_CLASSES = ["snoring", "talking", "coughing", "movement"]
+
+
+def trimmed(x, max_sec):
+    a, b = C.active_extent(x)
+    return x[a:min(b, a + int(max_sec * C.SR))]
+
+
+def build_night(rng, kind, minutes, pools):
+    n = int(minutes * 60 * C.SR)
+    x = np.zeros(n, np.float32)
+    # Background pieces (5-15 min), 2-s crossfades; the level of each piece is recorded for event levels.
+    level = np.zeros(n, np.float32)
+    pos = 0
+    while pos < n:
+        ln = min(n - pos, int(rng.uniform(5, 15) * 60 * C.SR))
+        db = rng.uniform(-70, -40)
+        if rng.random() < 0.2 and pools["rain"]:
+            clip = pools["rain"][rng.integers(len(pools["rain"]))]
+            reps = int(np.ceil(ln / len(clip)))
+            piece = np.tile(clip, reps)[:ln]
+            piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
+        else:
+            piece, _ = C.background(rng, ln)
+        fade = min(ln, 2 * C.SR)
+        env = np.ones(ln, np.float32)
+        env[:fade] = np.linspace(0, 1, fade)
+        if pos + ln < n:
+            env[-fade:] = np.linspace(1, 0, fade)
+        x[pos:pos + ln] += piece * env * 10 ** (db / 20)
+        level[pos:pos + ln] = db
+        pos += ln - (fade if pos + ln < n else 0)
+    # Quiet breathing all night, 0-10 dB over the background.
+    br = C.breathing(rng, n / C.SR)
+    x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(0, 10)) / 20)
+
+    truth = []
+
+    def place(clip, t, cls, snr):
+        a = int(t * C.SR)
+        b = min(n, a + len(clip))
+        if b <= a:
+            return
+        g = 10 ** ((level[a] + snr) / 20) / C.active_rms(clip)
+        x[a:b] += clip[: b - a] * g
+        if cls:
+            s, e = C.active_extent(clip[: b - a])
+            truth.append((cls, (a + s) / C.SR, (a + e) / C.SR))
+
+    # Event schedule: non-overlapping slots.
+    wanted = []
+    per30 = minutes / 30.0
+    if kind == "mixed":
+        wanted += ["snoring"] * int(round(5 * per30))
+    if kind in ("mixed", "no-snore"):
+        wanted += ["talking"] * int(round(8 * per30)) + ["coughing"] * int(round(8 * per30)) \
+            + ["movement"] * int(round(8 * per30))
+    rng.shuffle(wanted)
+    t = rng.uniform(20, 60)
+    for cls in wanted:
+        if t > minutes * 60 - 150:
+            break
+        if cls == "snoring":
+            group = pools["snore_groups"][rng.integers(len(pools["snore_groups"]))]
+            period, count = rng.uniform(3.5, 5.0), int(rng.integers(10, 31))
+            snr0 = rng.uniform(12, 30)
+            for i in range(count):
+                clip = group[i % len(group)]
+                place(clip, t + i * period * rng.uniform(0.95, 1.05), "snoring", snr0 + rng.uniform(-3, 3))
+            t += count * period
+        elif cls == "talking":
+            spk = pools["speakers"][rng.integers(len(pools["speakers"]))]
+            snr = rng.uniform(8, 30)
+            for _ in range(int(rng.integers(1, 4))):
+                clip = spk[rng.integers(len(spk))]
+                place(clip, t, "talking", snr + rng.uniform(-2, 2))
+                t += len(clip) / C.SR + rng.uniform(0.3, 0.8)
+        elif cls == "coughing":
+            snr = rng.uniform(10, 30)
+            for _ in range(int(rng.integers(1, 4))):
+                clip = pools["coughs"][rng.integers(len(pools["coughs"]))]
+                place(clip, t, "coughing", snr + rng.uniform(-3, 3))
+                t += len(clip) / C.SR + rng.uniform(0.2, 0.6)
+        else:
+            clip = pools["movement"][rng.integers(len(pools["movement"]))]
+            place(clip, t, "movement", rng.uniform(8, 25))
+            t += len(clip) / C.SR
+        t += rng.uniform(20, 90)
+    # Distractors anywhere (they may overlap events): ~12 per 30 min.
+    for _ in range(int(round(12 * per30))):
+        clip = pools["distractors"][rng.integers(len(pools["distractors"]))]
+        place(clip, rng.uniform(5, minutes * 60 - 10), None, rng.uniform(5, 25))
+    np.clip(x, -1, 1, out=x)
+    return x, truth
+
+
+def pools_for_fold(its, k):
+    pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [], "rain": []}
+    groups, speakers = {}, {}
+    for idx, it in enumerate(its):
+        if it["fold"] != k:
+            continue
+        if it["cls"] == "snoring":
+            groups.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 2.5))
+        elif it["cls"] == "talking":
+            speakers.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 4))
+        elif it["cls"] == "coughing":
+            pools["coughs"].append(trimmed(D.clip_audio(it, idx), 4))
+        elif it["cls"] == "movement":
+            pools["movement"].append(D.clip_audio(it, idx))
+        elif it["label"] == "rain":
+            pools["rain"].append(D.clip_audio(it, idx))
+        elif it["source"] == "esc10_ccby":
+            pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
+    pools["snore_groups"] = [groups[g] for g in sorted(groups)]
+    # Mycroft files have no speaker id (one group each): pool them in blocks of 5 "speakers".
+    sp = [speakers[g] for g in sorted(speakers)]
+    singles = [s for s in sp if len(s) == 1]
+    pools["speakers"] = [s for s in sp if len(s) > 1] + [sum(singles[i:i + 5], []) for i in range(0, len(singles), 5)]
+    return pools
+
+
+def merge(intervals, gap):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s - out[-1][1] < gap:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def seconds_active(intervals, n_sec):
+    act = np.zeros(n_sec, bool)
+    for s, e in intervals:
+        act[max(0, int(np.floor(s))):min(n_sec, int(np.ceil(e)))] = True
+    return act
+
+
+def run_analyze(x, binary):
+    path = os.path.join(C.WORK, "night.wav")
+    sf.write(path, x, C.SR, subtype="PCM_16")
+    out = subprocess.run([binary, "analyze", path, "--format", "json", "--start", "2026-01-01T23:00:00.000Z",
+                          "--no-progress"], capture_output=True, check=True, text=True).stdout
+    res = json.loads(out)
+    from datetime import datetime
+    t0 = datetime.fromisoformat(res["startTime"].replace("Z", "+00:00"))
+    ev = []
+    for e in res["events"]:
+        s = (datetime.fromisoformat(e["start"].replace("Z", "+00:00")) - t0).total_seconds()
+        f = (datetime.fromisoformat(e["end"].replace("Z", "+00:00")) - t0).total_seconds()
+        ev.append({"type": e["type"], "start": s * C.SR, "end": f * C.SR, "probability": e["probability"]})
+    return ev
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--folds", type=int, nargs="+", default=[0, 1])
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--model", choices=["lr", "mlp"], default="mlp")
+    ap.add_argument("--analyze", action="store_true", help="use `sleepcycle analyze` (built-in model: not held out)")
+    args = ap.parse_args()
+    its = D.items()
+    copies = [D.label_segments(D.segments(c), its) for c in (0, 1)]
+    X = np.concatenate([c[0] for c in copies])
+    y = np.concatenate([c[1] for c in copies])
+    sc = np.concatenate([c[2] for c in copies])
+    folds = np.array([i["fold"] for i in its])[sc]
+    committed = json.load(open(T.MODEL_PATH))
+    kinds = ["mixed", "mixed", "no-snore", "quiet"]
+    stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
+    reliab = []
+    total_hours = 0.0
+    for k in args.folds:
+        m = T.fit(X[folds != k], y[folds != k], args.model)
+        model = dict(committed, mean=m["mean"], scale=m["scale"], layers=m["layers"])
+        mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
+        json.dump(model, open(mpath, "w"))
+        pools = pools_for_fold(its, k)
+        nights = []
+        for j, kind in enumerate(kinds):
+            rng = np.random.default_rng([D.SEED, 100 + k, j])
+            nights.append((kind,) + build_night(rng, kind, args.minutes, pools))
+        if args.analyze:
+            binary = C.default_binary()[0]
+            detected = [run_analyze(x, binary) for _, x, _ in nights]
+        else:
+            lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath])
+            detected = [[l for l in lines if l["scene"] == j] for j in range(len(nights))]
+        for (kind, x, truth), det in zip(nights, detected):
+            n_sec = int(np.ceil(len(x) / C.SR))
+            hours = len(x) / C.SR / 3600
+            total_hours += hours
+            for c in EVENT_CLASSES:
+                ref = merge([(s, e) for cls, s, e in truth if cls == c], MERGE_GAP[c])
+                sysi = merge([(d["start"] / C.SR, d["end"] / C.SR) for d in det if d["type"] == c], MERGE_GAP[c])
+                r, s = seconds_active(ref, n_sec), seconds_active(sysi, n_sec)
+                stats[c]["tp"] += int(np.sum(r & s)); stats[c]["fp"] += int(np.sum(~r & s))
+                stats[c]["fn"] += int(np.sum(r & ~s))
+                if not ref:
+                    stats[c]["false_events"] += len(sysi); stats[c]["neg_hours"] += hours
+            for d in det:
+                ok = any(cls == d["type"] and s < d["end"] / C.SR + 0.5 and e > d["start"] / C.SR - 0.5
+                         for cls, s, e in truth)
+                reliab.append((d["probability"], ok))
+            print("fold %d %-8s %4.1f min: %d reference events, %d detected (%s)" % (
+                k, kind, len(x) / C.SR / 60, len(truth), len(det),
+                ", ".join("%s %d" % (c, sum(1 for d in det if d["type"] == c)) for c in EVENT_CLASSES)))
+    print("\n== segment-based (1 s) over %.1f h of synthetic nights, folds %s ==" % (total_hours, args.folds))
+    report = {"hours": round(total_hours, 2), "folds": args.folds, "classes": {}}
+    for c in EVENT_CLASSES:
+        s = stats[c]
+        p = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 0.0
+        r = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else 0.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        fph = s["false_events"] / s["neg_hours"] if s["neg_hours"] else float("nan")
+        print("%-9s P %.3f R %.3f F1 %.3f | false events/h on nights without it: %.2f (%.1f h)" % (
+            c, p, r, f, fph, s["neg_hours"]))
+        report["classes"][c] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
+                                "false_events_per_hour": round(fph, 3), "negative_hours": round(s["neg_hours"], 2)}
+    rel = []
+    for lo in (0.5, 0.6, 0.7, 0.8, 0.9):
+        sel = [ok for p, ok in reliab if lo <= p < lo + 0.1 or (lo == 0.9 and p >= 0.9)]
+        if sel:
+            rel.append({"bin": [lo, round(lo + 0.1, 1)], "n": len(sel), "precision": round(float(np.mean(sel)), 3)})
+    print("event reliability (detected events by probability):", rel)
+    report["reliability"] = rel
+    json.dump(report, open(os.path.join(C.WORK, "nights-report.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+import SleepCycleAudio
+import SleepCycleDSP
+
+/// Streams a source through one `FeatureAnalyzer` per channel and writes the feature table (CSV or JSON).
+enum FeatureTableWriter {
+    /// The fixed column prefix (contract: docs/0001-dsp-features.md, ARCHITECTURE.md "features").
+    static let prefix = ["time", "rms", "spectral_centroid", "spectral_bandwidth", "spectral_rolloff",
+                         "spectral_flatness", "zero_crossing_rate"] + (0..<13).map { "mfcc_\($0)" }
+    /// Feature columns after `time`, in output order (FeatureLayout indices).
+    static let featureColumns = [FeatureLayout.rms, FeatureLayout.spectralCentroid, FeatureLayout.spectralBandwidth,
+                                 FeatureLayout.spectralRolloff, FeatureLayout.spectralFlatness,
+                                 FeatureLayout.zeroCrossingRate] + (0..<13).map { FeatureLayout.mfcc + $0 }
+
+    static func columns(stereo: Bool) -> [String] {
+        prefix + (stereo ? ["channel"] : []) + ["spectral_flux"]
+    }
+
+    static func write(source: AudioSource, frameLength: Int, hopLength: Int, json: Bool, fileName: String,
+                      to out: OutputByteWriter) throws {
+        let channels = source.format.analysisChannelCount
+        let stereo = channels > 1
+        let analyzers = try (0..<channels).map {
+            try FeatureAnalyzer(frameLength: frameLength, hopLength: hopLength,
+                                sampleRate: AudioFileSource.analysisRate, channel: $0)
+        }
+        let cols = columns(stereo: stereo)
+        if json {
+            try out.append("{\"file\":\(jsonString(fileName)),\"sampleRate\":\(AudioFileSource.analysisRate),"
+                + "\"frameLength\":\(frameLength),\"hopLength\":\(hopLength),\"channels\":\(channels),\"columns\":["
+                + cols.map(jsonString).joined(separator: ",") + "],\"frames\":[")
+        } else {
+            try out.append(cols.joined(separator: ",") + "\n")
+        }
+        var rows = RowWriter(json: json, stereo: stereo, out: out)
+        var blocks = [FeatureBlock?](repeating: nil, count: channels)
+        func emit() throws {
+            guard let first = blocks[0] else { return }
+            for i in 0..<first.count {
+                for c in 0..<channels { try rows.write(blocks[c]!, frame: i) }
+            }
+        }
+        loop: while true {
+            switch try source.read() {
+            case .audio(_, let data):
+                for c in 0..<channels { blocks[c] = data[c].withUnsafeBufferPointer { analyzers[c].process($0) } }
+                try emit()
+            case .gap(let start, let length, _):
+                for c in 0..<channels { blocks[c] = analyzers[c].finish() }
+                try emit()
+                for a in analyzers { a.reset(startSample: start + length) }
+            case .end:
+                break loop
+            }
+        }
+        for c in 0..<channels { blocks[c] = analyzers[c].finish() }
+        try emit()
+        if json { try out.append("\n]}\n") }
+        try out.flush()
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var r = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": r += "\\\""
+            case "\\": r += "\\\\"
+            case "\n": r += "\\n"
+            case "\t": r += "\\t"
+            case "\r": r += "\\r"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    r += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else { r.unicodeScalars.append(u) }
+            }
+        }
+        return r + "\""
+    }
+
+    /// Formats one row per (frame, channel).
+    struct RowWriter {
+        let json: Bool
+        let stereo: Bool
+        let out: OutputByteWriter
+        var rowsWritten = 0
+
+        mutating func write(_ block: FeatureBlock, frame i: Int) throws {
+            let maxRow = (FeatureTableWriter.featureColumns.count + 4) * (DecimalFormat.maxBytes + 1) + 8
+            try out.ensure(maxRow)
+            var p = out.cursor
+            let comma = UInt8(ascii: ",")
+            if json {
+                if rowsWritten > 0 { p[0] = comma; p += 1 }
+                p[0] = UInt8(ascii: "\n"); p[1] = UInt8(ascii: "["); p += 2
+            }
+            let centre = block.start + Int64(i * block.hopLength)
+            p += DecimalFormat.writeSeconds(samples: centre, sampleRate: AudioFileSource.analysisRate, to: p)
+            block.values.withUnsafeBufferPointer { v in
+                let row = v.baseAddress! + i * FeatureLayout.stride
+                for c in FeatureTableWriter.featureColumns {
+                    p[0] = comma; p += 1
+                    p += DecimalFormat.write(row[c], json: json, to: p)
+                }
+                if stereo { p[0] = comma; p[1] = UInt8(ascii: "0") + UInt8(block.channel); p += 2 }
+                p[0] = comma; p += 1
+                p += DecimalFormat.write(row[FeatureLayout.spectralFlux], json: json, to: p)
+            }
+            if json { p[0] = UInt8(ascii: "]"); p += 1 } else { p[0] = UInt8(ascii: "\n"); p += 1 }
+            out.count = p - out.buffer
+            rowsWritten += 1
+        }
+    }
+}

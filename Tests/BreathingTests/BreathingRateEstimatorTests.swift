@@ -1,0 +1,119 @@
+import Testing
+import SleepCycleBus
+@testable import Breathing
+
+@Suite struct BreathingRateEstimatorTests {
+    @Test(arguments: [(8.0, 1), (15.0, 2), (24.0, 3), (30.0, 4)])
+    func syntheticBreathingInNoiseGivesTheRate(bpm: Double, seed: Int) {
+        let signal = SyntheticBreathing.breathing(bpm: bpm, seconds: 90, snrDb: 5, seed: UInt64(seed))
+        let result = BreathingRateEstimator.run([signal])
+        // 90 s with a 60 s window and 30 s hop: two windows, both answered.
+        #expect(result.estimates.count == 2)
+        for e in result.estimates {
+            #expect(abs(e.bpm - bpm) < 1.0, "estimate \(e.bpm) for \(bpm) breaths/min")
+            #expect(e.confidence > 0.3 && e.confidence <= 1)
+            #expect(e.channel == nil)
+        }
+        #expect(result.estimates.map(\.time) == [30 * 16_000, 60 * 16_000])
+    }
+
+    @Test func whiteNoiseAndSilenceGiveNoValue() {
+        for seed in 1...3 {
+            let noise = SyntheticBreathing.whiteNoise(seconds: 90, seed: UInt64(seed))
+            #expect(BreathingRateEstimator.run([noise]).estimates.isEmpty)
+        }
+        let silence = [Float](repeating: 0, count: 90 * 16_000)
+        let result = BreathingRateEstimator.run([silence])
+        #expect(result.estimates.isEmpty)
+        #expect(result.trace.flatMap(\.values).allSatisfy { $0 == -100 })
+    }
+
+    @Test func recordingShorterThanTheWindowGetsOneEstimateAtTheEnd() {
+        // 20 s at 15 breaths/min: five breaths, a third of the 60-s window.
+        let signal = SyntheticBreathing.breathing(bpm: 15, seconds: 20, snrDb: 10, seed: 7)
+        var estimator = BreathingRateEstimator()
+        var published: [BreathingEstimate] = []
+        var start = 0
+        while start < signal.count {
+            let block = Array(signal[start..<min(signal.count, start + 4000)])
+            for case .breathingRate(let e) in estimator.handle(.audio(AudioBlock(start: Int64(start), channels: [block]))) {
+                published.append(e)
+            }
+            start += 4000
+        }
+        #expect(published.isEmpty, "nothing before the session ends")
+        for case .breathingRate(let e) in estimator.handle(.sessionEnding(at: Int64(signal.count))) { published.append(e) }
+        #expect(published.count == 1)
+        if let e = published.first {
+            #expect(abs(e.bpm - 15) < 1.0)
+            #expect(e.time == 10 * 16_000)
+        }
+    }
+
+    @Test func tooShortForThreeBreathsGivesNoValue() {
+        // 8 s at 10 breaths/min: fewer than two breaths.
+        let signal = SyntheticBreathing.breathing(bpm: 10, seconds: 8, snrDb: nil, seed: 3)
+        #expect(BreathingRateEstimator.run([signal]).estimates.isEmpty)
+    }
+
+    @Test func traceChunksHoldOnlyNewSamplesAndTileTheTimeline() {
+        let signal = SyntheticBreathing.breathing(bpm: 12, seconds: 12.34, snrDb: 10, seed: 5)
+        let trace = BreathingRateEstimator.run([signal], blockSize: 1000).trace
+        #expect(!trace.isEmpty)
+        var expectedStart: Int64 = 0
+        for chunk in trace {
+            #expect(chunk.start == expectedStart)
+            #expect(!chunk.values.isEmpty)
+            #expect(chunk.rateHz == 10)
+            expectedStart = chunk.start + Int64(chunk.values.count) * 1600
+        }
+        // Every complete 100-ms block of the 12.34 s, plus the final partial block if at least half full.
+        #expect(trace.reduce(0) { $0 + $1.values.count } == 123)
+    }
+
+    @Test func estimatesAndTraceDoNotDependOnBlockSize() {
+        let signal = SyntheticBreathing.breathing(bpm: 18, seconds: 75, snrDb: 5, seed: 11)
+        let reference = BreathingRateEstimator.run([signal], blockSize: 4096)
+        #expect(!reference.estimates.isEmpty)
+        for blockSize in [777, 1600, 16_000, signal.count] {
+            let other = BreathingRateEstimator.run([signal], blockSize: blockSize)
+            #expect(other.estimates.map(\.bpm) == reference.estimates.map(\.bpm))
+            #expect(other.estimates.map(\.time) == reference.estimates.map(\.time))
+            #expect(other.estimates.map(\.confidence) == reference.estimates.map(\.confidence))
+            #expect(other.trace.flatMap(\.values) == reference.trace.flatMap(\.values))
+        }
+    }
+
+    @Test func stereoGivesPerChannelEstimates() {
+        let left = SyntheticBreathing.breathing(bpm: 12, seconds: 60, snrDb: 10, seed: 21)
+        let right = SyntheticBreathing.breathing(bpm: 24, seconds: 60, snrDb: 10, seed: 22)
+        let result = BreathingRateEstimator.run([left, right], blockSize: 3000)
+        let primary = result.estimates.filter { $0.channel == .primary }
+        let secondary = result.estimates.filter { $0.channel == .secondary }
+        #expect(primary.count == 1 && secondary.count == 1)
+        #expect(abs((primary.first?.bpm ?? 0) - 12) < 1)
+        #expect(abs((secondary.first?.bpm ?? 0) - 24) < 1)
+        #expect(result.trace.contains { $0.channel == .primary } && result.trace.contains { $0.channel == .secondary })
+        #expect(!result.trace.contains { $0.channel == nil })
+    }
+
+    @Test func aGapEndsTheSegmentAndEachSideIsAnalysedAlone() {
+        // 25 s at 12 breaths/min, a 10-s gap, then 25 s at 30 breaths/min.
+        let first = SyntheticBreathing.breathing(bpm: 12, seconds: 25, snrDb: 10, seed: 31)
+        let second = SyntheticBreathing.breathing(bpm: 30, seconds: 25, snrDb: 10, seed: 32)
+        var estimator = BreathingRateEstimator()
+        var estimates: [BreathingEstimate] = []
+        func collect(_ events: [AnalysisEvent]) {
+            for case .breathingRate(let e) in events { estimates.append(e) }
+        }
+        collect(estimator.handle(.audio(AudioBlock(start: 0, channels: [first]))))
+        collect(estimator.handle(.gap(AudioGap(start: 400_000, length: 160_000, reason: .missingInput))))
+        collect(estimator.handle(.audio(AudioBlock(start: 560_000, channels: [second]))))
+        collect(estimator.handle(.sessionEnding(at: 960_000)))
+        #expect(estimates.count == 2)
+        if estimates.count == 2 {
+            #expect(abs(estimates[0].bpm - 12) < 1 && estimates[0].time < 400_000)
+            #expect(abs(estimates[1].bpm - 30) < 1.5 && estimates[1].time > 560_000)
+        }
+    }
+}

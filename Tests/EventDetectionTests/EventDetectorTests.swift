@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import SleepCycleBus
+import SleepCycleDSP
+@testable import EventDetection
+
+@Suite struct EventDetectorTests {
+    let bg = TestSignals.background(1e-4)
+    var loud: [Float] { TestSignals.snorerShape(peaks: [5, 12], level: 1e-2) }
+
+    /// Runs a detector over synthetic rows and returns the `.eventEnded` events.
+    func run(_ rows: [[Float]], classifier: FixedClassifier, channels: Int = 1,
+             configuration: DetectorConfiguration = .default) throws -> [AnalysisEvent] {
+        var d = try EventDetector(configuration: configuration, classifier: classifier)
+        var out: [AnalysisEvent] = []
+        out += d.handle(.sessionStarted(SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
+                                                    sourceSampleRate: 16000, channelCount: channels)))
+        for ch in 0..<channels {
+            for b in TestSignals.blocks(rows, channel: ch) { out += d.handle(.features(b)) }
+        }
+        out += d.handle(.sessionEnding(at: SampleTime(rows.count * TestSignals.hop)))
+        return out
+    }
+
+    func ended(_ events: [AnalysisEvent]) -> [SoundEvent] {
+        events.compactMap { if case .eventEnded(let e) = $0 { e } else { nil } }
+    }
+
+    @Test func publishesStartedAndEndedPairsWithIncreasingIds() throws {
+        let rows = TestSignals.frames(seconds: 30, background: bg, events: [(5, 5.6, loud), (15, 15.6, loud)])
+        let out = try run(rows, classifier: .always(.talking, 0.9))
+        #expect(out.count == 4)
+        guard case .eventStarted(let a) = out[0], case .eventEnded(let b) = out[1] else {
+            Issue.record("expected a started/ended pair"); return
+        }
+        #expect(a.id == b.id && a.start == b.start && a.end == b.end)
+        let events = ended(out)
+        #expect(events.map(\.id) == [0, 1])
+        #expect(events.allSatisfy { $0.type == .talking && $0.channel == nil && $0.source == .audio && $0.signature == nil })
+        #expect(events.allSatisfy { abs($0.probability - 0.9) < 1e-9 })
+    }
+
+    @Test func mergesACoughBurstIntoOneEvent() throws {
+        // Three coughs 0.6 s apart (gaps 0.35 s > bridge, < 1 s merge gap) → one coughing event.
+        let rows = TestSignals.frames(seconds: 20, background: bg,
+                                      events: [(5, 5.25, loud), (5.6, 5.85, loud), (6.2, 6.45, loud)])
+        let events = ended(try run(rows, classifier: .always(.coughing, 0.8)))
+        #expect(events.count == 1)
+        #expect(abs(AnalysisClock.seconds(events[0].start) - 5) < 0.07)
+        #expect(abs(AnalysisClock.seconds(events[0].end) - 6.45) < 0.07)
+    }
+
+    @Test func snoreBoutRule() throws {
+        // A lone moderately confident snore is dropped; a bout of snores every 4 s is reported snore by snore.
+        let lone = TestSignals.frames(seconds: 40, background: bg, events: [(10, 11, loud)])
+        #expect(ended(try run(lone, classifier: .always(.snoring, 0.7))).isEmpty)
+        #expect(ended(try run(lone, classifier: .always(.snoring, 0.95))).count == 1)
+        let bout = TestSignals.frames(seconds: 40, background: bg,
+                                      events: (0..<5).map { (Double(10 + 4 * $0), Double(11 + 4 * $0), loud) })
+        let events = ended(try run(bout, classifier: .always(.snoring, 0.7)))
+        #expect(events.count == 5)
+        #expect(events.allSatisfy { $0.type == .snoring })
+        // Every snore carries a 16-d, unit-length signature.
+        for e in events {
+            let sig = try #require(e.signature)
+            #expect(sig.count == 16)
+            #expect(abs(sig.reduce(0) { $0 + $1 * $1 } - 1) < 1e-4)
+        }
+    }
+
+    @Test func dropsNoneAndLowProbabilitySegments() throws {
+        let rows = TestSignals.frames(seconds: 20, background: bg, events: [(5, 5.6, loud)])
+        #expect(ended(try run(rows, classifier: .always(nil, 0.9))).isEmpty)
+        #expect(ended(try run(rows, classifier: .always(.talking, 0.45))).isEmpty)
+    }
+
+    @Test func stereoEventsCarryTheirChannel() throws {
+        let rows = TestSignals.frames(seconds: 20, background: bg, events: [(5, 5.6, loud)])
+        let events = ended(try run(rows, classifier: .always(.movement, 0.9), channels: 2))
+        #expect(events.count == 2)
+        #expect(Set(events.compactMap(\.channel)) == [.primary, .secondary])
+    }
+
+    @Test func aGapClosesTheOpenSegment() throws {
+        var d = try EventDetector(classifier: FixedClassifier.always(.talking, 0.9))
+        let rows = TestSignals.frames(seconds: 6, background: bg, events: [(5, 6, loud)])
+        var out: [AnalysisEvent] = []
+        for b in TestSignals.blocks(rows) { out += d.handle(.features(b)) }
+        #expect(ended(out).isEmpty)
+        out += d.handle(.gap(AudioGap(start: SampleTime(rows.count * 512), length: 16000, reason: .overrun)))
+        #expect(ended(out).count == 1)
+    }
+}

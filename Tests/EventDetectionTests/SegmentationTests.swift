@@ -1,0 +1,69 @@
+import Testing
+import SleepCycleBus
+@testable import EventDetection
+
+@Suite struct SegmentationTests {
+    let bg = TestSignals.background(1e-4)
+    var loud: [Float] { TestSignals.snorerShape(peaks: [5, 12], level: 1e-2) }
+
+    @Test func findsOneBurstWithFrameAccurateBounds() throws {
+        let rows = TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 6.8, loud)])
+        let segs = try TestSignals.segments(rows)
+        #expect(segs.count == 1)
+        let s = try #require(segs.first)
+        #expect(abs(AnalysisClock.seconds(s.start) - 6.0) < 0.07)
+        #expect(abs(AnalysisClock.seconds(s.end) - 6.8) < 0.07)
+        #expect(abs(s.features.durationSec - 0.8) < 0.07)
+    }
+
+    @Test func backgroundAloneAndTooShortBurstsGiveNothing() throws {
+        #expect(try TestSignals.segments(TestSignals.frames(seconds: 20, background: bg, events: [])).isEmpty)
+        let blip = TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 6.07, loud)])
+        #expect(try TestSignals.segments(blip).isEmpty)   // 2 frames < minSegmentSec 0.15 s
+    }
+
+    @Test func bridgesShortGapsButSplitsLongOnes() throws {
+        let bridged = TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 6.5, loud), (6.7, 7.2, loud)])
+        #expect(try TestSignals.segments(bridged).count == 1)
+        let split = TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 6.5, loud), (7.3, 7.8, loud)])
+        #expect(try TestSignals.segments(split).count == 2)
+    }
+
+    @Test func cutsLongSoundsAtTheMaximumLength() throws {
+        // Loud sound with quiet dips every 0.9 s so the floor cannot absorb it; cut into ≤ 5 s pieces.
+        let rows = TestSignals.frames(seconds: 30, background: bg, events: [(8.0, 20.0, loud)])
+        let segs = try TestSignals.segments(rows)
+        #expect(segs.count >= 2)
+        #expect(segs.allSatisfy { $0.features.durationSec <= 5.01 })
+    }
+
+    @Test func noiseFloorAbsorbsAStationaryNoiseStep() throws {
+        // A fan switches on at 10 s (+20 dB, broadband) and stays on: after the minimum-statistics window the
+        // floor has risen and nothing more is detected; a snore 15 s later still stands out.
+        let fan = bg.map { $0 * 100 }
+        var rows = TestSignals.frames(seconds: 10, background: bg, events: [])
+        rows += TestSignals.frames(seconds: 40, background: fan, events: [(30.0, 30.8, loud.map { $0 * 100 })], seed: 2)
+        let segs = try TestSignals.segments(rows)
+        let late = segs.filter { AnalysisClock.seconds($0.start) > 20 }
+        #expect(late.count == 1)
+        #expect(abs(AnalysisClock.seconds(late[0].start) - 40.0) < 0.1)
+        #expect(segs.allSatisfy { AnalysisClock.seconds($0.end) < 20 || AnalysisClock.seconds($0.start) > 39 })
+    }
+
+    @Test func featuresAreLevelInvariant() throws {
+        let quiet = try TestSignals.segments(TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 6.8, loud)]))
+        let loudRows = TestSignals.frames(seconds: 12, background: bg.map { $0 * 1000 },
+                                          events: [(6.0, 6.8, loud.map { $0 * 1000 })])
+        let loudSegs = try TestSignals.segments(loudRows)
+        #expect(quiet.count == 1 && loudSegs.count == 1)
+        for (a, b) in zip(quiet[0].features.values, loudSegs[0].features.values) {
+            #expect(abs(a - b) <= 1e-3 * max(1, abs(a)))
+        }
+    }
+
+    @Test func rejectsInconsistentConfiguration() {
+        var c = DetectorConfiguration()
+        c.offThresholdDb = 10
+        #expect(throws: DetectionError.self) { try SegmentExtractor(configuration: c) }
+    }
+}
