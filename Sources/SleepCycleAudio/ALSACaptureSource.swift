@@ -48,6 +48,7 @@ public final class ALSACaptureSource: AudioSource, @unchecked Sendable {
     /// Back-off before reopen attempt k (k = 0, 1, …): min(initial · 2^k, maximum) seconds.
     public static let reopenBackoffInitialSec = 0.5
     public static let reopenBackoffMaximumSec = 8.0
+
     private let timeline: TimelineBuffer
     private let reader: AnalysisRateReader
     private let worker: ALSACaptureWorker

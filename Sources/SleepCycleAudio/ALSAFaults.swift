@@ -1,6 +1,7 @@
 /// The ALSA calls that go through `ALSAPCM`'s choke point, named after the C function.
 enum ALSACall: String, Sendable, CaseIterable {
     case open = "snd_pcm_open"
+    case nonblock = "snd_pcm_nonblock"
     case hwParams = "snd_pcm_hw_params"
     case swParams = "snd_pcm_sw_params"
     case start = "snd_pcm_start"

@@ -18,7 +18,8 @@ enum ALSAOutcome: Equatable, Sendable {
 /// An open ALSA capture PCM: interleaved S16_LE or FLOAT_LE frames, read with `snd_pcm_readi`.
 ///
 /// Every ALSA call goes through `invoke(_:_:)`, the one choke point (after swift-nio's syscall wrapper,
-/// STYLE.md #2): it retries -EINTR/-EAGAIN, recovers -EPIPE (overrun, `snd_pcm_recover` then
+/// STYLE.md #2): it retries -EINTR, treats -EAGAIN as "nothing yet", recovers -EPIPE (overrun,
+/// `snd_pcm_recover` then
 /// `snd_pcm_start`) and -ESTRPIPE (suspend, `snd_pcm_resume` or `snd_pcm_prepare`) and reports them with an
 /// estimate of the frames lost, classifies -ENODEV/-EBADFD/-EIO/-ENXIO as a lost device, and throws
 /// `ALSAFailure` for the rest. See the ALSA PCM API reference (alsa-project.org/alsa-doc/alsa-lib/pcm.html,
@@ -91,16 +92,21 @@ final class ALSAPCM: @unchecked Sendable {
             if rc >= 0 { return .value(rc) }
             let err = Int32(-rc)
             switch err {
-            case EINTR, EAGAIN:
+            case EINTR:
                 if shouldStop() { return .value(0) }
                 continue
+            case EAGAIN:
+                return .value(0)   // nothing ready (non-blocking moment): the caller waits again
             case EPIPE where pcm != nil:
                 let lost = estimateOverrunLoss()
                 try recover(call, err)
+                lastReadTime = clock.now()   // the loss is accounted up to the restart
                 return .overrun(lostFrames: lost)
             case ESTRPIPE where pcm != nil:
                 try resumeAfterSuspend(call)
-                return .resumed(lostFrames: framesSinceLastRead())
+                let lost = framesSinceLastRead()
+                lastReadTime = clock.now()
+                return .resumed(lostFrames: lost)
             case ENODEV, EBADFD, EIO, ENXIO:
                 throw failure(.deviceLost, call, err, "device lost")
             default:
@@ -152,17 +158,23 @@ final class ALSAPCM: @unchecked Sendable {
     // MARK: - Opening
 
     private func open(configText: String?) throws {
+        // Opened non-blocking so a busy device fails (-EBUSY) instead of blocking in open; reads then block
+        // (bounded by snd_pcm_wait's timeout).
         var handle: OpaquePointer?
         if let text = configText {
             var config: OpaquePointer?
             _ = try invoke(.open) {
-                Int(sc_alsa_open_lconf_text(&handle, &config, device, text, SND_PCM_STREAM_CAPTURE, 0))
+                Int(sc_alsa_open_lconf_text(&handle, &config, device, text, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK))
             }
             localConfig = config
         } else {
-            _ = try invoke(.open) { Int(snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, 0)) }
+            _ = try invoke(.open) { Int(snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)) }
+        }
+        guard let handle else {
+            throw ALSAFailure(kind: .failed, call: ALSACall.open.rawValue, errno: 0, problem: "snd_pcm_open returned no PCM")
         }
         pcm = handle
+        _ = try invoke(.nonblock) { Int(snd_pcm_nonblock(handle, 0)) }
     }
 
     private func configure(rate requestedRate: Int, period requestedPeriod: Int) throws {

@@ -1,5 +1,6 @@
 // Streams an audio file (anything libsndfile decodes) as 16 kHz analysis blocks per channel.
 import CSndFile
+import Foundation
 import SleepCycleDSP
 
 /// An `AudioSource` reading a file with libsndfile: WAV (PCM 8/16/24/32-bit, float), FLAC, Ogg Vorbis, AIFF and
@@ -141,7 +142,14 @@ public final class AudioFileSource: AudioSource {
 
     private func decodeMore() throws(AudioError) {
         guard let file else { inputDone = true; return }
-        let n = try file.readFloat(into: interleaved, frames: framesPerRead)
+        var n = 0
+        var decodeError: AudioError?
+        do { n = try file.readFloat(into: interleaved, frames: framesPerRead) } catch {
+            // A decoder error (e.g. FLAC "lost sync" at a cut-off end) ends the readable audio: what was decoded is
+            // kept and the file is treated as truncated.
+            decodeError = error
+            n = file.lastReadCount
+        }
         framesDecoded += Int64(n)
         if n > 0 {
             let stride = sourceChannelCount
@@ -154,8 +162,9 @@ public final class AudioFileSource: AudioSource {
         }
         if n < framesPerRead {
             inputDone = true
-            if framesDecoded < format.frameCount ?? 0 {
-                let error = Self.truncationError(path: path, declared: format.frameCount ?? 0, present: framesDecoded)
+            if framesDecoded < format.frameCount ?? 0 || decodeError != nil {
+                let error = Self.truncationError(path: path, declared: format.frameCount ?? 0, present: framesDecoded,
+                                                 cause: decodeError?.underlying)
                 if truncation == .fail { throw error }
                 warnings.append(error)
             }
@@ -165,15 +174,31 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
-    static func truncationError(path: String, declared: Int64, present: Int64) -> AudioError {
-        AudioError(.truncated, path: path, message: "truncated: the header declares \(declared) frames but the file "
-            + "holds \(present)")
+    static func truncationError(path: String, declared: Int64, present: Int64, cause: String? = nil) -> AudioError {
+        AudioError(.truncated, path: path, message: "truncated: the header declares \(declared) frames but only "
+            + "\(present) could be read", underlying: cause)
     }
 
-    /// libsndfile clamps a WAV/AIFF data chunk that runs past the end of the file and notes it in its log
-    /// ("... data length ... greater than file length" / "... should be ..."). Returns the declared frame count when
-    /// the log says so.
+    /// libsndfile clamps a WAV/AIFF data chunk that runs past the end of the file (it then reports only the frames
+    /// present) and notes it in its parse log: WAV "data : 32000 (should be 20000)" (bytes declared, bytes present),
+    /// AIFF "Frame count read from 'COMM' chunk (16000) not equal to …". Returns the declared frame count if so.
     static func declaredFramesBeyondFile(log: String, channels: Int, frames: Int64) -> Int64? {
-        nil
+        for line in log.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("data :"), let open = text.range(of: "(should be ") {
+                let declared = Int64(text[text.index(text.startIndex, offsetBy: 6)..<open.lowerBound]
+                    .trimmingCharacters(in: .whitespaces))
+                let present = Int64(text[open.upperBound...].prefix { $0.isNumber })
+                if let declared, let present, present > 0, declared > present {
+                    return frames * declared / present
+                }
+            }
+            if let r = text.range(of: "Frame count read from 'COMM' chunk (") {
+                if let declared = Int64(text[r.upperBound...].prefix { $0.isNumber }), declared > frames {
+                    return declared
+                }
+            }
+        }
+        return nil
     }
 }

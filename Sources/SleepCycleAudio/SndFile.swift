@@ -22,6 +22,9 @@ final class SndFile {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw AudioError(.unreadable, path: path, message: "permission denied (cannot read the file)")
         }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw AudioError(.empty, path: path, message: "file is empty (0 bytes; expected an audio file)")
+        }
         var info = SF_INFO()
         let handle = sf_open(path, Int32(SFM_READ), &info)
         guard let handle else { throw Self.openError(path: path) }
@@ -62,12 +65,17 @@ final class SndFile {
 
     /// Reads up to `frames` interleaved frames as floats in [−1, 1) (libsndfile normalises integer PCM).
     /// Returns the number of frames read; fewer than asked means the end of the data (or a decode error, thrown).
+    /// When it throws, `lastReadCount` still tells how many frames were decoded into `buffer` before the error.
     func readFloat(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
         guard let handle else { return 0 }
         let n = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        lastReadCount = n
         if n < frames { try check("reading audio data") }
         return n
     }
+
+    /// Frames returned by the last `readFloat`.
+    private(set) var lastReadCount = 0
 
     /// Writes `frames` interleaved frames.
     func writeFloat(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
@@ -123,8 +131,17 @@ final class SndFile {
     }
 
     /// The error for a failed `sf_open` (libsndfile keeps it in a global slot read with a nil handle).
+    /// libsndfile reports a WAV with a codec it lacks as a malformed 'fmt ' chunk; the WAV format tag is read here so
+    /// the message can say which encoding it is.
     private static func openError(path: String) -> AudioError {
-        error(code: sf_error(nil), path: path, operation: "opening", underlying: String(cString: sf_strerror(nil)))
+        let code = sf_error(nil)
+        let underlying = String(cString: sf_strerror(nil))
+        if code != Int32(SF_ERR_SYSTEM), let tag = WAVFormatTag.read(path: path), !WAVFormatTag.decodable.contains(tag) {
+            return AudioError(.unsupportedEncoding, path: path, message: "WAV encoding \(WAVFormatTag.name(tag)) "
+                + "cannot be decoded (expected PCM, IEEE float, A-law, µ-law, IMA/MS ADPCM or GSM 6.10)",
+                underlying: underlying)
+        }
+        return error(code: code, path: path, operation: "opening", underlying: underlying)
     }
 
     /// Maps a libsndfile error code to an AudioError: the one place where that mapping lives.
@@ -143,7 +160,8 @@ final class SndFile {
             return AudioError(.unreadable, path: path, message: "system error while \(operation)",
                               underlying: underlying)
         default:
-            return AudioError(.unreadable, path: path, message: "libsndfile error \(code) while \(operation)",
+            // libsndfile's internal codes (SFE_*): a recognised container whose contents it cannot parse.
+            return AudioError(.notAudio, path: path, message: "malformed or undecodable audio data while \(operation)",
                               underlying: underlying)
         }
     }
@@ -158,6 +176,42 @@ final class SndFile {
             fi.format = i
             sf_command(nil, command, &fi, Int32(MemoryLayout<SF_FORMAT_INFO>.size))
             if fi.format == format, let name = fi.name { return String(cString: name) }
+        }
+        return nil
+    }
+}
+
+/// The `wFormatTag` of a RIFF/WAVE file's 'fmt ' chunk (Microsoft RIFF/WAVE specification, mmreg.h tags).
+enum WAVFormatTag {
+    /// Tags libsndfile decodes: PCM, ADPCM, IEEE float, A-law, µ-law, IMA ADPCM, GSM 6.10, G.721 / G.723, extensible.
+    static let decodable: Set<UInt16> = [0x0001, 0x0002, 0x0003, 0x0006, 0x0007, 0x0011, 0x0031, 0x0040, 0x0014,
+                                         0x0064, 0xFFFE]
+
+    static func name(_ tag: UInt16) -> String {
+        let known: [UInt16: String] = [0x0050: "MPEG", 0x0055: "MPEG Layer 3", 0x0161: "Windows Media Audio",
+                                       0x00FF: "AAC", 0x1610: "AAC (HE)", 0x2000: "AC-3", 0x0092: "Dolby AC-3 SPDIF"]
+        let hex = String(format: "0x%04X", tag)
+        return known[tag].map { "\($0) (format tag \(hex))" } ?? "format tag \(hex)"
+    }
+
+    /// Reads the format tag from the first 64 KB of a RIFF/WAVE file, or nil if it is not one.
+    static func read(path: String) -> UInt16? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 65_536), data.count >= 12 else { return nil }
+        let bytes = [UInt8](data)
+        guard bytes[0..<4] == [0x52, 0x49, 0x46, 0x46][...], bytes[8..<12] == [0x57, 0x41, 0x56, 0x45][...] else {
+            return nil   // not "RIFF....WAVE"
+        }
+        var offset = 12
+        while offset + 10 <= bytes.count {
+            let id = bytes[offset..<(offset + 4)]
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
+                | Int(bytes[offset + 7]) << 24
+            if id == [0x66, 0x6D, 0x74, 0x20][...] {   // "fmt "
+                return UInt16(bytes[offset + 8]) | UInt16(bytes[offset + 9]) << 8
+            }
+            offset += 8 + size + (size & 1)
         }
         return nil
     }

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import SleepCycleAudio
 import SleepCycleDSP
 
@@ -32,28 +34,21 @@ enum FeatureTableWriter {
             try out.append(cols.joined(separator: ",") + "\n")
         }
         var rows = RowWriter(json: json, stereo: stereo, out: out)
-        var blocks = [FeatureBlock?](repeating: nil, count: channels)
-        func emit() throws {
-            guard let first = blocks[0] else { return }
-            for i in 0..<first.count {
-                for c in 0..<channels { try rows.write(blocks[c]!, frame: i) }
+        // Features are computed on a producer thread while this thread formats and writes (2 cores).
+        let queue = OutputBlockQueue<[[FeatureBlock]]>(capacity: 4)
+        let producer = FeatureProducer(source: source, analyzers: analyzers, queue: queue)
+        let thread = Thread { producer.run() }
+        thread.stackSize = 1 << 20
+        thread.start()
+        defer { queue.cancel(); producer.finished.wait() }
+        while let batch = queue.take() {
+            for blocks in batch {
+                for i in 0..<(blocks.first?.count ?? 0) {
+                    for c in 0..<channels { try rows.write(blocks[c], frame: i) }
+                }
             }
         }
-        loop: while true {
-            switch try source.read() {
-            case .audio(_, let data):
-                for c in 0..<channels { blocks[c] = data[c].withUnsafeBufferPointer { analyzers[c].process($0) } }
-                try emit()
-            case .gap(let start, let length, _):
-                for c in 0..<channels { blocks[c] = analyzers[c].finish() }
-                try emit()
-                for a in analyzers { a.reset(startSample: start + length) }
-            case .end:
-                break loop
-            }
-        }
-        for c in 0..<channels { blocks[c] = analyzers[c].finish() }
-        try emit()
+        if let error = producer.error { throw error }
         if json { try out.append("\n]}\n") }
         try out.flush()
     }
@@ -109,5 +104,57 @@ enum FeatureTableWriter {
             out.count = p - out.buffer
             rowsWritten += 1
         }
+    }
+}
+
+/// Reads the source and runs every channel's analyzer, handing blocks (one per channel, same frames) to the
+/// output thread. Gaps finish the current stretch and restart framing after the gap.
+final class FeatureProducer: @unchecked Sendable {
+    let source: AudioSource
+    let analyzers: [FeatureAnalyzer]
+    let queue: OutputBlockQueue<[[FeatureBlock]]>
+    /// Blocks are handed over in batches of at least this many frames (few thread wake-ups).
+    let batchFrames = 1024
+    private var batch: [[FeatureBlock]] = []
+    private var batched = 0
+    /// Signalled when `run` returns.
+    let finished = DispatchSemaphore(value: 0)
+    private(set) var error: Error?
+
+    init(source: AudioSource, analyzers: [FeatureAnalyzer], queue: OutputBlockQueue<[[FeatureBlock]]>) {
+        self.source = source; self.analyzers = analyzers; self.queue = queue
+    }
+
+    func run() {
+        defer { finished.signal() }
+        do {
+            loop: while !queue.isCancelled {
+                switch try source.read() {
+                case .audio(_, let data):
+                    guard send(analyzers.indices.map { c in data[c].withUnsafeBufferPointer { analyzers[c].process($0) } })
+                    else { return }
+                case .gap(let start, let length, _):
+                    guard send(analyzers.map { $0.finish() }) else { return }
+                    for a in analyzers { a.reset(startSample: start + length) }
+                case .end:
+                    break loop
+                }
+            }
+            if send(analyzers.map { $0.finish() }), !batch.isEmpty { queue.put(batch) }
+        } catch {
+            self.error = error
+        }
+        queue.put(nil)
+    }
+
+    /// Batches one block per channel (all channels produce the same frames); false if the consumer stopped.
+    private func send(_ blocks: [FeatureBlock?]) -> Bool {
+        let present = blocks.compactMap { $0 }
+        guard present.count == blocks.count, !present.isEmpty else { return !queue.isCancelled }
+        batch.append(present)
+        batched += present[0].count
+        guard batched >= batchFrames else { return true }
+        defer { batch = []; batched = 0 }
+        return queue.put(batch)
     }
 }

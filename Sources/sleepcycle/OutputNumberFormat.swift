@@ -35,7 +35,7 @@ enum DecimalFormat {
         // floor(log10 a) is floor(e2·log10 2) or one more.
         var e = (Int(a.exponent) * 78913) >> 18
         if a >= pow10(e + 1) { e += 1 }
-        var m = Int((a * pow10(5 - e)).rounded())
+        var m = Int(a * pow10(5 - e) + 0.5)      // round half up; a·10^(5−e) is in [1e5, 1e6]
         if m >= 1_000_000 { m = 100_000; e += 1 }
         if m < 100_000 { m = 100_000 }            // unreachable but keeps the digit count fixed
         // Six digits, most significant first; drop trailing zeros.

@@ -67,7 +67,7 @@ import SleepCycleBus
             #expect(chunk.rateHz == 10)
             expectedStart = chunk.start + Int64(chunk.values.count) * 1600
         }
-        // Every complete 100-ms block of the 12.34 s, plus the final partial block if at least half full.
+        // Every complete 100-ms block of the 12.34 s (the unfinished last block is not published).
         #expect(trace.reduce(0) { $0 + $1.values.count } == 123)
     }
 

@@ -55,9 +55,10 @@ import SleepCycleDSP
         let lone = TestSignals.frames(seconds: 40, background: bg, events: [(10, 11, loud)])
         #expect(ended(try run(lone, classifier: .always(.snoring, 0.7))).isEmpty)
         #expect(ended(try run(lone, classifier: .always(.snoring, 0.95))).count == 1)
-        let bout = TestSignals.frames(seconds: 40, background: bg,
-                                      events: (0..<5).map { (Double(10 + 4 * $0), Double(11 + 4 * $0), loud) })
-        let events = ended(try run(bout, classifier: .always(.snoring, 0.7)))
+        var boutEvents: [(Double, Double, [Float])] = []
+        for i in 0..<5 { boutEvents.append((Double(10 + 4 * i), Double(11 + 4 * i), loud)) }
+        let bout = TestSignals.frames(seconds: 40, background: bg, events: boutEvents)
+        let events = ended(try run(bout, classifier: FixedClassifier.always(EventType.snoring, 0.7)))
         #expect(events.count == 5)
         #expect(events.allSatisfy { $0.type == .snoring })
         // Every snore carries a 16-d, unit-length signature.

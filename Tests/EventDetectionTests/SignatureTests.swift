@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SleepCycleBus
 @testable import EventDetection
@@ -11,7 +12,7 @@ import SleepCycleBus
         var out: [[Float]] = []
         var rng = TestSignals.LCG(state: seed)
         for i in 0..<count {
-            let level = 1e-3 * pow(10, 2 * rng.next())          // 20 dB level spread
+            let level = 1e-2 * pow(10, 2 * rng.next())          // 20 dB level spread, 13-33 dB over the floor
             let shape = TestSignals.snorerShape(peaks: peaks.map { $0 + (rng.next() < 0.5 ? 0 : 1) }, level: level)
             let rows = TestSignals.frames(seconds: 10, background: bg, events: [(5, 6.2, shape)], seed: seed + UInt64(i))
             let segs = try TestSignals.segments(rows)

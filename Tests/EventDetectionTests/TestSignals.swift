@@ -1,3 +1,4 @@
+import Foundation
 import SleepCycleBus
 import SleepCycleDSP
 @testable import EventDetection

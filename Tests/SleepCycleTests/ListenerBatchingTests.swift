@@ -19,7 +19,7 @@ import SleepCycleBus
                     let g = Int64(rng.next() % 5000) + 1
                     steps.append(.gap(g)); t += g
                 }
-                let length = Int(rng.next() % 40_000) + 1
+                let length = Int(rng.next() % 20_000) + 1
                 let signal = testNoise(count: length, level: 0.5, seed: rng.next())
                 var i = 0
                 while i < length {
@@ -27,7 +27,13 @@ import SleepCycleBus
                     steps.append(.audio([Array(signal[i..<(i + n)])]))
                     i += n
                 }
-                analysed.append((t, signal)); t += Int64(length)
+                // Without a gap in between, audio continues the previous stretch.
+                if let last = analysed.last, last.start + Int64(last.samples.count) == t {
+                    analysed[analysed.count - 1].samples += signal
+                } else {
+                    analysed.append((t, signal))
+                }
+                t += Int64(length)
             }
             var batches: [AudioBatch] = []
             var batcher = ListenerBatcher(batchLength: batchLength) { batches.append($0) }
@@ -51,10 +57,8 @@ import SleepCycleBus
             #expect(batches.flatMap(\.samples) == expectedSamples, "trial \(trial)")
             for (a, b) in zip(batches, batches.dropFirst()) {
                 #expect(a.end <= b.start, "trial \(trial): overlap")
-                if a.samples.count == batchLength {
-                    let inSameSegment = analysed.contains { a.end > $0.start && b.start < $0.start + Int64($0.samples.count) && a.start >= $0.start && b.start <= $0.start + Int64($0.samples.count) }
-                    if inSameSegment && b.start != a.end { Issue.record("trial \(trial): hole inside a segment") }
-                }
+                // A short batch only right before a gap (or at the end).
+                if a.samples.count < batchLength { #expect(a.end < b.start, "trial \(trial): short batch mid-stretch") }
             }
             for b in batches { #expect(b.samples.count <= batchLength && !b.samples.isEmpty) }
         }
@@ -75,7 +79,7 @@ import SleepCycleBus
         #expect(batches[0].start == start)
         #expect(batches[1].start == start.addingTimeInterval(1))
         for (a, b) in zip(batches, batches.dropFirst()) { #expect(a.end == b.start) }
-        #expect(abs(batches[3].end.timeIntervalSince(start) - (3 + 123.0 / 16_000)) < 1e-9)
+        #expect(abs(batches[3].end.timeIntervalSince(start) - (3 + 123.0 / 16_000)) < 1e-6)
     }
 
     @Test func stereoBatchesCarryTheMeanOfTheChannels() throws {

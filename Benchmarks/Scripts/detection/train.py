@@ -97,7 +97,7 @@ def prf(truth, pred, c):
 
 def fit_temperature(P_logits_fn, y):
     best = (1e18, 1.0)
-    for t in np.arange(0.5, 3.001, 0.05):
+    for t in np.arange(0.5, 8.001, 0.05):
         P = P_logits_fn(t)
         nll = -np.mean(np.log(np.maximum(P[np.arange(len(y)), y], 1e-12)))
         best = min(best, (nll, round(float(t), 2)))

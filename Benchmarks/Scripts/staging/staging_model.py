@@ -1,11 +1,11 @@
-"""Shared definitions for the sleepcycle staging model (training, LOSO evaluation, fixtures).
+"""Shared definitions of the sleepcycle staging model (training, LOSO evaluation, fixtures).
 
-The Swift inference in Sources/Staging/ mirrors `epoch_design`, `predict_proba` and `viterbi`
-exactly; change them together.
+The Swift inference in Sources/Staging/ (EpochDesign.swift, StagingModel.swift, StageDecoder.swift) mirrors
+`design_matrix`, `predict_proba` and `viterbi` operation for operation; change them together.
 
-Data: Walch et al. 2019 per-epoch features (see /work/shared/data/staging/README.md).
+Data: Walch et al. 2019 per-epoch features, https://doi.org/10.1093/sleep/zsz180
+(see /work/shared/data/staging/README.md).
 """
-import json
 import os
 
 import numpy as np
@@ -17,7 +17,7 @@ SUBJECTS = [46343, 781756, 1066528, 1360686, 1449548, 1455390, 1818471, 2598705,
 BASE = ["time_hours", "count", "hr", "cosine", "circadian"]
 FILE_OF = {"time_hours": "time", "count": "count", "hr": "hr", "cosine": "cosine", "circadian": "circadian"}
 STAGES = ["awake", "light", "deep", "rem"]
-# Input sets, one sub-model each (largest available subset wins at run time).
+# One sub-model per input set; at run time the largest set contained in the available inputs is used.
 INPUT_SETS = [
     ["time_hours", "count", "hr", "cosine", "circadian"],
     ["time_hours", "count", "hr", "cosine"],
@@ -26,64 +26,85 @@ INPUT_SETS = [
     ["time_hours", "hr", "cosine"],
     ["time_hours", "cosine"],
 ]
-# Centred moving-average window lengths (epochs) applied to the per-night z-scored signals.
-WINDOWS = [1, 5, 11, 21, 41]
-# Signals that are z-scored within the night (time_hours and cosine keep their absolute meaning).
+# Signals z-scored within the night and given temporal context; the others keep their absolute meaning.
 NORMALISED = ["count", "hr", "circadian"]
+CENTRED_MEANS = [1, 5, 11, 21, 41, 81, 161]   # centred moving averages (epochs, odd)
+CENTRED_STDS = [11, 41, 81]                     # centred moving standard deviations (epochs, odd)
+ONE_SIDED = [10, 30, 60]                      # mean of the L epochs before / after (epochs)
 
 
 def load_subject(sid):
-    cols = {}
-    for name in BASE:
-        cols[name] = np.loadtxt(os.path.join(DATA_DIR, f"{sid}_{FILE_OF[name]}_feature.out"))
+    cols = {name: np.loadtxt(os.path.join(DATA_DIR, f"{sid}_{FILE_OF[name]}_feature.out")) for name in BASE}
     psg = np.loadtxt(os.path.join(DATA_DIR, f"{sid}_psg_labels.out")).astype(int)
-    # 4-class: wake / N1+N2 / N3+N4 / REM
+    # 4 classes: wake / N1+N2 (light) / N3+N4 (deep) / REM
     y = np.select([psg == 0, (psg == 1) | (psg == 2), (psg == 3) | (psg == 4), psg == 5], [0, 1, 2, 3], -1)
     assert (y >= 0).all()
     return cols, y
 
 
-def moving_average(x, w):
-    """Centred mean over w epochs (w odd), indices clamped to the night (edge replication)."""
-    if w == 1:
-        return x.copy()
-    h = w // 2
-    n = len(x)
-    idx = np.clip(np.arange(n)[:, None] + np.arange(-h, h + 1)[None, :], 0, n - 1)
-    return x[idx].mean(axis=1)
+def feature_spec(inputs):
+    """The ordered feature descriptors of one input set: (kind, input, window)."""
+    spec = []
+    for name in inputs:
+        if name in NORMALISED:
+            spec += [("zmean", name, w) for w in CENTRED_MEANS]
+            spec += [("zstd", name, w) for w in CENTRED_STDS]
+            spec += [("zpast", name, w) for w in ONE_SIDED]
+            spec += [("zfuture", name, w) for w in ONE_SIDED]
+        else:
+            spec.append(("raw", name, 0))
+    if "time_hours" in inputs:
+        spec.append(("square", "time_hours", 0))
+    return spec
+
+
+def transformed(name, v):
+    """count -> log1p(max(count, 0)); the others unchanged."""
+    v = np.asarray(v, dtype=float)
+    return np.log1p(np.maximum(v, 0.0)) if name == "count" else v
 
 
 def zscore(x):
     """Whole-night z-score (population standard deviation); a constant night maps to 0."""
     m = x.mean()
-    s = x.std()
+    s = np.sqrt(((x - m) ** 2).mean())
     return (x - m) / s if s > 1e-12 else np.zeros_like(x)
 
 
-def signal(name, v):
-    if name == "count":
-        return np.log1p(np.maximum(v, 0.0))
-    return v
+def _gather(x, offsets):
+    n = len(x)
+    return x[np.clip(np.arange(n)[:, None] + np.asarray(offsets)[None, :], 0, n - 1)]
 
 
-def epoch_design(cols, inputs):
-    """Design matrix (n_epochs x d) for one night and one input set. Column names returned too."""
-    feats, names = [], []
-    for name in inputs:
-        v = signal(name, np.asarray(cols[name], dtype=float))
-        if name in NORMALISED:
-            z = zscore(v)
-            for w in WINDOWS:
-                feats.append(moving_average(z, w)); names.append(f"{name}_z_ma{w}")
+def design_matrix(cols, spec):
+    """Design matrix (n_epochs x len(spec)) of one night. Windows are clamped to the night (edge replication)."""
+    z = {}
+    out = []
+    for kind, name, w in spec:
+        if kind == "raw":
+            out.append(np.asarray(cols[name], dtype=float)); continue
+        if kind == "square":
+            v = np.asarray(cols[name], dtype=float); out.append(v * v); continue
+        if name not in z:
+            z[name] = zscore(transformed(name, cols[name]))
+        x = z[name]
+        if kind == "zmean":
+            out.append(_gather(x, np.arange(-(w // 2), w // 2 + 1)).mean(axis=1))
+        elif kind == "zstd":
+            g = _gather(x, np.arange(-(w // 2), w // 2 + 1))
+            m = g.mean(axis=1, keepdims=True)
+            out.append(np.sqrt(((g - m) ** 2).mean(axis=1)))
+        elif kind == "zpast":
+            out.append(_gather(x, -np.arange(1, w + 1)).mean(axis=1))
+        elif kind == "zfuture":
+            out.append(_gather(x, np.arange(1, w + 1)).mean(axis=1))
         else:
-            feats.append(v); names.append(name)
-    if "time_hours" in inputs:
-        t = np.asarray(cols["time_hours"], dtype=float)
-        feats.append(t * t); names.append("time_hours_sq")
-    return np.column_stack(feats), names
+            raise ValueError(kind)
+    return np.column_stack(out)
 
 
 def predict_proba(model, X):
+    """Multinomial logistic regression on standardised features: softmax((X - mean) / scale @ coef.T + b)."""
     Z = (X - np.array(model["mean"])) / np.array(model["scale"])
     logits = Z @ np.array(model["coef"]).T + np.array(model["intercept"])
     logits -= logits.max(axis=1, keepdims=True)
@@ -91,17 +112,23 @@ def predict_proba(model, X):
     return p / p.sum(axis=1, keepdims=True)
 
 
+def emission_log(model, P):
+    """Per-epoch log evidence: b * (log P - g * log prior). g > 0 shifts decisions towards rare stages."""
+    g = model["prior_exponent"]
+    b = model["emission_exponent"]
+    return b * (np.log(np.maximum(P, 1e-300)) - g * np.log(np.array(model["prior"])))
+
+
 def viterbi(model, P):
-    """Most likely stage path given per-epoch posteriors P, as an HMM with scaled likelihoods P / prior."""
+    """Most likely stage path (Viterbi 1967; Rabiner 1989 sec. III-B) with log evidence `emission_log`."""
     logA = np.log(np.array(model["transition"]))
-    logpi = np.log(np.array(model["initial"]))
-    logE = np.log(np.maximum(P, 1e-300)) - np.log(np.array(model["prior"]))
+    logE = emission_log(model, P)
     n, k = P.shape
-    delta = logpi + logE[0]
+    delta = np.log(np.array(model["initial"])) + logE[0]
     back = np.zeros((n, k), dtype=int)
     for t in range(1, n):
-        cand = delta[:, None] + logA  # from i to j
-        back[t] = cand.argmax(axis=0)
+        cand = delta[:, None] + logA      # cand[i, j]: from i to j
+        back[t] = cand.argmax(axis=0)     # first maximum, as in the Swift port
         delta = cand.max(axis=0) + logE[t]
     path = np.zeros(n, dtype=int)
     path[-1] = int(delta.argmax())

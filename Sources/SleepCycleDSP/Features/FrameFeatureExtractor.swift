@@ -154,7 +154,7 @@ final class FrameFeatureExtractor {
             let m = load8(magnitude, k)
             let d = load8(freqs, k) - c8
             devAcc += m * d * d
-            let rise = pointwiseMax(m - load8(previousMagnitude, k), zero8)
+            let rise = vmax(m - load8(previousMagnitude, k), zero8)
             fluxAcc += rise * rise
             k += 8
         }
@@ -201,7 +201,7 @@ final class FrameFeatureExtractor {
         k = 0
         var steps = 0
         while k + 8 <= bins {
-            let p = pointwiseMax(load8(power, k), amin)
+            let p = vmax(load8(power, k), amin)
             sumPAcc += p
             let bits = unsafeBitCast(p, to: SIMD8<UInt32>.self)
             exponent &+= SIMD8<Int32>(truncatingIfNeeded: bits &>> 23) &- 127

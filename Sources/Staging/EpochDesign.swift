@@ -1,0 +1,76 @@
+/// Feature construction for the staging model: per-night z-scoring and temporal context.
+///
+/// Mirrors `design_matrix` in Benchmarks/Scripts/staging/staging_model.py operation for operation, so that the
+/// Swift predictions equal the training script's. Context windows are clamped to the epochs available
+/// (edge replication), which also makes the same code usable online: computed over the epochs seen so far, the
+/// last row only uses the past.
+public struct FeatureDescriptor: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// The input value itself.
+        case raw
+        /// The input value squared.
+        case square
+        /// Centred mean of the z-scored signal over `window` epochs (odd).
+        case zmean
+        /// Centred population standard deviation of the z-scored signal over `window` epochs (odd).
+        case zstd
+        /// Mean of the z-scored signal over the `window` epochs before this one.
+        case zpast
+        /// Mean of the z-scored signal over the `window` epochs after this one.
+        case zfuture
+    }
+    public var kind: Kind
+    public var input: StagingInput
+    public var window: Int
+}
+
+enum EpochDesign {
+    /// `count` → `log1p(max(count, 0))` (activity counts are heavy-tailed); other inputs unchanged.
+    static func transformed(_ input: StagingInput, _ values: ArraySlice<Double>) -> [Double] {
+        input == .count ? values.map { Foundation.log1p(Swift.max($0, 0)) } : Array(values)
+    }
+
+    /// Z-score with the population standard deviation; a constant signal maps to zeros.
+    static func zscore(_ x: [Double]) -> [Double] {
+        guard !x.isEmpty else { return [] }
+        let mean = x.reduce(0, +) / Double(x.count)
+        let variance = x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(x.count)
+        let sd = variance.squareRoot()
+        return sd > 1e-12 ? x.map { ($0 - mean) / sd } : [Double](repeating: 0, count: x.count)
+    }
+
+    /// Design rows for epochs `rows` of a night of which only the first `available` epochs are used.
+    /// Whole-night use: `available == table.count`. Online use: `available` = epochs seen so far.
+    static func rows(_ table: EpochTable, features: [FeatureDescriptor], available n: Int,
+                     rows: Range<Int>) -> [[Double]] {
+        var z: [StagingInput: [Double]] = [:]
+        for f in features where f.kind != .raw && f.kind != .square && z[f.input] == nil {
+            z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]))
+        }
+        func clamp(_ i: Int) -> Int { Swift.min(Swift.max(i, 0), n - 1) }
+        return rows.map { i in
+            features.map { f -> Double in
+                switch f.kind {
+                case .raw: return table[f.input]![i]
+                case .square: let v = table[f.input]![i]; return v * v
+                case .zmean, .zstd:
+                    let x = z[f.input]!, h = f.window / 2
+                    var sum = 0.0
+                    for j in (i - h)...(i + h) { sum += x[clamp(j)] }
+                    let mean = sum / Double(f.window)
+                    if f.kind == .zmean { return mean }
+                    var ss = 0.0
+                    for j in (i - h)...(i + h) { let d = x[clamp(j)] - mean; ss += d * d }
+                    return (ss / Double(f.window)).squareRoot()
+                case .zpast, .zfuture:
+                    let x = z[f.input]!, sign = f.kind == .zpast ? -1 : 1
+                    var sum = 0.0
+                    for k in 1...f.window { sum += x[clamp(i + sign * k)] }
+                    return sum / Double(f.window)
+                }
+            }
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,209 @@
+import Foundation
+import SleepCycleBus
+
+/// Sleep staging as a bus consumer: 30-s epochs, `awake / light / deep / rem`.
+///
+/// Two outputs, documented in docs/0007-staging-statistics-alarm.md:
+/// * **online** — when the stream clock passes the end of an epoch (plus `decisionLagSeconds`), the epoch is
+///   decided causally (model inputs from the epochs so far, context windows truncated at the present, HMM forward
+///   filter) and published as `.sleepStage(StageEpoch)`; also kept in `onlineEpochs`.
+/// * **final** — at `.sessionEnding` the whole night is re-staged with full context and a Viterbi pass
+///   (`StagingModel.stages(for:)`), kept in `finalEpochs` / `finalIntervals` for the result's
+///   `sleepStageIntervals`. It is not published (the bus has one stage case; the online stream stays causal).
+///
+/// Model inputs from the bus (see `WalchProxies`): `count` from accelerometer `.motion` samples when any arrive,
+/// otherwise the seconds of movement, talking and coughing events per epoch; `hr` from `.heartRate`;
+/// `time_hours` and `cosine` from the epoch's time since the session started. Snoring is not a model input (no
+/// training data has it); an epoch with at least `snoreSleepSeconds` of snoring that the model calls awake is
+/// scored light (a rule, not learned). `.breathingRate` estimates are summarised per epoch (`EpochInputs`) but
+/// not used by the model, which was trained without them.
+public struct SleepStager: AnalysisConsumer {
+    public struct Configuration: Sendable {
+        public var epochSeconds: Double = 30
+        /// Extra stream time waited after an epoch ends before deciding it, so late event detections count.
+        public var decisionLagSeconds: Double = 5
+        /// Snoring seconds in an epoch that rule out `awake` (0 disables the rule).
+        public var snoreSleepSeconds: Double = 10
+        public init() {}
+    }
+
+    /// What the stager knew about one epoch.
+    public struct EpochInputs: Sendable {
+        public var activitySeconds = 0.0
+        public var snoreSeconds = 0.0
+        public var motion: [Double] = []
+        public var heartRates: [Double] = []
+        public var breathingRates: [Double] = []
+        public var meanBreathingRate: Double? { breathingRates.isEmpty ? nil : breathingRates.reduce(0, +) / Double(breathingRates.count) }
+    }
+
+    /// idle → running (after `.sessionStarted` or the first timed event) → finished (after `.sessionEnding`).
+    public enum State: Sendable { case idle, running, finished }
+
+    public let model: StagingModel
+    public let configuration: Configuration
+    public private(set) var state: State = .idle
+    public private(set) var onlineEpochs: [StageEpoch] = []
+    public private(set) var finalEpochs: [StageEpoch] = []
+    public private(set) var epochInputs: [EpochInputs] = []
+
+    private var intervals: [(type: EventType, start: SampleTime, end: SampleTime)] = []
+    private var open: [Int: SoundEvent] = [:]
+    private var pendingHR: [(SampleTime, Double)] = []
+    private var pendingMotion: [(SampleTime, Double)] = []
+    private var pendingBreathing: [(SampleTime, Double)] = []
+    private var filter = StageDecoder.ForwardFilter()
+    private var clock: SampleTime = 0
+
+    public init(model: StagingModel, configuration: Configuration = Configuration()) {
+        self.model = model
+        self.configuration = configuration
+    }
+
+    /// A stager with the committed model.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.init(model: try StagingModel.bundled(), configuration: configuration)
+    }
+
+    var epochLength: SampleTime { AnalysisClock.samples(seconds: configuration.epochSeconds) }
+
+    /// Consecutive epochs of the same stage merged (the result's `sleepStageIntervals`).
+    public var finalIntervals: [StageEpoch] { Self.merge(finalEpochs) }
+
+    public static func merge(_ epochs: [StageEpoch]) -> [StageEpoch] {
+        var out: [StageEpoch] = []
+        for e in epochs {
+            if let last = out.last, last.stage == e.stage, last.end == e.start { out[out.count - 1].end = e.end }
+            else { out.append(e) }
+        }
+        return out
+    }
+
+    public mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent] {
+        guard state != .finished else { return [] }
+        switch event {
+        case .sessionStarted:
+            self = SleepStager(model: model, configuration: configuration)
+            state = .running
+            return []
+        case .audio(let block): return advance(to: block.end)
+        case .gap(let gap): return advance(to: gap.start + gap.length)
+        case .features(let f):
+            return advance(to: f.start + SampleTime(max(f.count - 1, 0) * f.hopLength))
+        case .eventStarted(let e):
+            open[e.id] = e
+            return []
+        case .eventEnded(let e):
+            open[e.id] = nil
+            intervals.append((e.type, e.start, e.end))
+            return []
+        case .heartRate(let s):
+            if let bpm = s.bpm ?? s.rrMs.map({ 60_000 / $0 }) { pendingHR.append((s.time, bpm)) }
+            return []
+        case .motion(let m):
+            pendingMotion.append((m.time, m.activity))
+            return []
+        case .breathingRate(let b):
+            pendingBreathing.append((b.time, b.bpm))
+            return []
+        case .sessionEnding(let end):
+            var out = advance(to: end, final: true)
+            for e in open.values { intervals.append((e.type, e.start, end)) }
+            open = [:]
+            state = .finished
+            if !epochInputs.isEmpty {
+                // Re-collect inputs with everything known, then the whole-night Viterbi pass.
+                let n = epochInputs.count
+                epochInputs = (0..<n).map { _ in EpochInputs() }
+                for k in 0..<n { collect(epoch: k, until: end) }
+                let stages = (try? model.stages(for: table(epochs: n))) ?? onlineEpochs.map(\.stage)
+                finalEpochs = (0..<n).map { k in
+                    StageEpoch(start: SampleTime(k) * epochLength, end: min(SampleTime(k + 1) * epochLength, end),
+                               stage: applyRules(stages[k], epochInputs[k]))
+                }
+            }
+            return out
+        default:
+            return []
+        }
+    }
+
+    /// Closes every epoch whose end (plus the decision lag) the clock has passed; at the end, the partial last one.
+    private mutating func advance(to time: SampleTime, final: Bool = false) -> [AnalysisEvent] {
+        if state == .idle { state = .running }
+        clock = max(clock, time)
+        var out: [AnalysisEvent] = []
+        let lag = AnalysisClock.samples(seconds: configuration.decisionLagSeconds)
+        while true {
+            let k = epochInputs.count
+            let start = SampleTime(k) * epochLength, end = start + epochLength
+            let ready = clock >= end + lag || (final && clock > start)
+            guard ready else { break }
+            epochInputs.append(EpochInputs())
+            collect(epoch: k, until: clock)
+            let n = k + 1
+            let stage: SleepStage
+            if let sub = model.subModel(for: availableInputs) {
+                let row = EpochDesign.rows(table(epochs: n), features: sub.features, available: n, rows: k..<n)[0]
+                stage = SleepStage.modelOrder[filter.step(sub, posterior: sub.posterior(row))]
+            } else {
+                stage = .light
+            }
+            let epoch = StageEpoch(start: start, end: min(end, clock), stage: applyRules(stage, epochInputs[k]))
+            onlineEpochs.append(epoch)
+            out.append(.sleepStage(epoch))
+        }
+        return out
+    }
+
+    private func applyRules(_ stage: SleepStage, _ inputs: EpochInputs) -> SleepStage {
+        if stage == .awake, configuration.snoreSleepSeconds > 0, inputs.snoreSeconds >= configuration.snoreSleepSeconds {
+            return .light
+        }
+        return stage
+    }
+
+    /// Fills `epochInputs[k]` from the events and samples known now (open events counted up to `now`).
+    private mutating func collect(epoch k: Int, until now: SampleTime) {
+        let start = SampleTime(k) * epochLength, end = start + epochLength
+        func overlap(_ a: SampleTime, _ b: SampleTime) -> Double {
+            AnalysisClock.seconds(max(0, min(b, end) - max(a, start)))
+        }
+        var inputs = EpochInputs()
+        let all = intervals + open.values.map { ($0.type, $0.start, now) }
+        for (type, a, b) in all {
+            switch type {
+            case .snoring: inputs.snoreSeconds += overlap(a, b)
+            case .movement, .talking, .coughing: inputs.activitySeconds += overlap(a, b)
+            }
+        }
+        inputs.heartRates = pendingHR.filter { $0.0 >= start && $0.0 < end }.map(\.1)
+        inputs.motion = pendingMotion.filter { $0.0 >= start && $0.0 < end }.map(\.1)
+        inputs.breathingRates = pendingBreathing.filter { $0.0 >= start && $0.0 < end }.map(\.1)
+        epochInputs[k] = inputs
+    }
+
+    private var availableInputs: Set<StagingInput> {
+        var s: Set<StagingInput> = [.timeHours, .count, .cosine]
+        if !pendingHR.isEmpty { s.insert(.hr) }
+        return s
+    }
+
+    /// Model inputs for the first `n` epochs.
+    func table(epochs n: Int) -> EpochTable {
+        let inputs = epochInputs.prefix(n)
+        let useMotion = !pendingMotion.isEmpty
+        let activity = inputs.map { e in
+            useMotion ? (e.motion.isEmpty ? 0 : e.motion.reduce(0, +) / Double(e.motion.count)) : e.activitySeconds
+        }
+        let hours = (0..<n).map { Double($0) * configuration.epochSeconds / 3600 }
+        var columns: [StagingInput: [Double]] = [
+            .timeHours: hours,
+            .count: WalchProxies.smoothedCount(activity, epochSeconds: configuration.epochSeconds),
+            .cosine: hours.map { WalchProxies.cosine(hoursSinceStart: $0) },
+        ]
+        let bpm = inputs.map { $0.heartRates.isEmpty ? nil : $0.heartRates.reduce(0, +) / Double($0.heartRates.count) }
+        if let hr = WalchProxies.heartRateFeature(bpm, epochSeconds: configuration.epochSeconds) { columns[.hr] = hr }
+        return EpochTable(columns: columns)
+    }
+}

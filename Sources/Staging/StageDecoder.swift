@@ -1,0 +1,59 @@
+import Foundation
+
+/// HMM decoding of per-epoch stage posteriors.
+///
+/// `viterbi` is the whole-night most likely path (Viterbi 1967; Rabiner 1989 §III-B), as `viterbi` in
+/// staging_model.py. `ForwardFilter` is the causal forward recursion (Rabiner 1989 §III-A, normalised): the
+/// stage probability given the epochs so far, used for the online per-epoch decision.
+enum StageDecoder {
+    static func viterbi(_ m: StagingModel.SubModel, posteriors: [[Double]]) -> [Int] {
+        let n = posteriors.count, k = m.initial.count
+        guard n > 0 else { return [] }
+        let logA = m.transition.map { $0.map { Foundation.log($0) } }
+        var delta = zip(m.initial, m.emissionLog(posteriors[0])).map { Foundation.log($0) + $1 }
+        var back = [[Int]](repeating: [Int](repeating: 0, count: k), count: n)
+        for t in 1..<n {
+            let e = m.emissionLog(posteriors[t])
+            var next = [Double](repeating: 0, count: k)
+            for j in 0..<k {
+                var best = 0, bestValue = delta[0] + logA[0][j]
+                for i in 1..<k where delta[i] + logA[i][j] > bestValue { best = i; bestValue = delta[i] + logA[i][j] }
+                back[t][j] = best
+                next[j] = bestValue + e[j]
+            }
+            delta = next
+        }
+        var path = [Int](repeating: 0, count: n)
+        path[n - 1] = argmax(delta)
+        var t = n - 1
+        while t > 0 { path[t - 1] = back[t][path[t]]; t -= 1 }
+        return path
+    }
+
+    static func argmax(_ v: [Double]) -> Int {
+        var best = 0
+        for i in 1..<v.count where v[i] > v[best] { best = i }
+        return best
+    }
+
+    /// Causal forward filter with the same transition model and evidence as `viterbi`.
+    struct ForwardFilter {
+        private(set) var belief: [Double]? = nil
+
+        /// Folds in one epoch's posterior and returns the filtered stage index.
+        mutating func step(_ m: StagingModel.SubModel, posterior: [Double]) -> Int {
+            let e = m.emissionLog(posterior)
+            let k = e.count
+            var predicted = m.initial
+            if let b = belief {
+                predicted = (0..<k).map { j in (0..<k).reduce(0) { $0 + b[$1] * m.transition[$1][j] } }
+            }
+            let maxE = e.max()!
+            var next = (0..<k).map { predicted[$0] * Foundation.exp(e[$0] - maxE) }
+            let total = next.reduce(0, +)
+            next = next.map { $0 / total }
+            belief = next
+            return StageDecoder.argmax(next)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import SleepCycleBus
+import Testing
+@testable import Staging
+
+@Suite struct SleepStagerTests {
+    static let sr = SampleTime(AnalysisClock.sampleRate)
+    static func s(_ seconds: Double) -> SampleTime { AnalysisClock.samples(seconds: seconds) }
+
+    /// Drives a stager through `hours` of stream time in 10-s gap events (time only, no audio needed),
+    /// with the given events published at their start and end.
+    static func run(hours: Double, events: [SoundEvent], extra: [AnalysisEvent] = [],
+                    stager: SleepStager? = nil) throws -> (SleepStager, [StageEpoch]) {
+        var stager = try stager ?? SleepStager()
+        let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
+                               sourceSampleRate: 16_000, channelCount: 1)
+        var published: [StageEpoch] = []
+        func feed(_ e: AnalysisEvent) {
+            for out in stager.handle(e) { if case .sleepStage(let epoch) = out { published.append(epoch) } }
+        }
+        feed(.sessionStarted(info))
+        for e in extra { feed(e) }
+        let end = s(hours * 3600)
+        var t: SampleTime = 0
+        var pending = events.sorted { $0.start < $1.start }
+        var ending: [SoundEvent] = []
+        while t < end {
+            let next = min(t + s(10), end)
+            while let e = pending.first, e.start < next { feed(.eventStarted(e)); ending.append(e); pending.removeFirst() }
+            for e in ending where e.end <= next { feed(.eventEnded(e)) }
+            ending.removeAll { $0.end <= next }
+            feed(.gap(AudioGap(start: t, length: next - t, reason: .missingInput)))
+            t = next
+        }
+        feed(.sessionEnding(at: end + s(12)))
+        return (stager, published)
+    }
+
+    @Test func publishesOneStagePerEpochInOrder() throws {
+        let (stager, published) = try Self.run(hours: 1, events: [])
+        // 3600 s + 12 s: 120 full epochs and a 12-s partial one.
+        #expect(published.count == 121)
+        #expect(published.map(\.start) == (0..<121).map { SampleTime($0) * Self.s(30) })
+        #expect(published.last!.end == Self.s(3612))
+        #expect(stager.finalEpochs.count == 121)
+        #expect(stager.finalEpochs.map(\.start) == published.map(\.start))
+        #expect(stager.state == .finished)
+        let intervals = stager.finalIntervals
+        #expect(intervals.first!.start == 0 && intervals.last!.end == Self.s(3612))
+        #expect(zip(intervals, intervals.dropFirst()).allSatisfy { $0.end == $1.start && $0.stage != $1.stage })
+    }
+
+    @Test func movementAtStartIsAwakeQuietLaterIsSleep() throws {
+        // 25 min of frequent movement and talking, then 3.5 h of silence.
+        var events: [SoundEvent] = []
+        for k in 0..<150 {
+            let start = Double(k) * 10
+            events.append(SoundEvent(id: k, type: k % 3 == 0 ? .talking : .movement,
+                                     start: Self.s(start), end: Self.s(start + 6), probability: 0.9))
+        }
+        let (stager, published) = try Self.run(hours: 4, events: events)
+        #expect(stager.epochInputs[5].activitySeconds == 18)
+        #expect(stager.finalEpochs[10].stage == .awake)
+        #expect(published[10].stage == .awake)
+        let middle = stager.finalEpochs[200..<400]
+        #expect(middle.filter { $0.stage == .awake }.count < 20)
+        #expect(Set(stager.finalEpochs.map(\.stage)).count >= 2)
+    }
+
+    @Test func snoringRulesOutAwake() throws {
+        var config = SleepStager.Configuration()
+        config.snoreSleepSeconds = 10
+        // Constant activity makes the model see nothing distinctive; snoring during epoch 30 forces not-awake.
+        var events = (0..<240).map { k in
+            SoundEvent(id: k, type: .movement, start: Self.s(Double(k) * 30), end: Self.s(Double(k) * 30 + 20), probability: 1)
+        }
+        events.append(SoundEvent(id: 999, type: .snoring, start: Self.s(900), end: Self.s(925), probability: 1))
+        let (stager, _) = try Self.run(hours: 2, events: events, stager: SleepStager(model: .bundled(), configuration: config))
+        #expect(stager.epochInputs[30].snoreSeconds == 25)
+        #expect(stager.finalEpochs[30].stage != .awake)
+    }
+
+    @Test func heartRateSwitchesToHRSubModel() throws {
+        let hr = (0..<720).map { k in
+            AnalysisEvent.heartRate(HeartRateSample(time: Self.s(Double(k) * 10), bpm: 60 + 5 * sin(Double(k) / 50)))
+        }
+        let (stager, _) = try Self.run(hours: 2, events: [], extra: hr)
+        #expect(stager.epochInputs[0].heartRates.count == 3)
+        #expect(stager.table(epochs: 10).inputs.contains(.hr))
+    }
+
+    @Test func walchProxies() {
+        let smoothed = WalchProxies.smoothedCount([0, 0, 0, 90, 0, 0, 0])
+        #expect(smoothed[3] > smoothed[2] && smoothed[2] > smoothed[1] && smoothed[1] > smoothed[0])
+        #expect(abs(WalchProxies.cosine(hoursSinceStart: 0) - -0.25881904510252074) < 1e-12)
+        #expect(WalchProxies.heartRateFeature([nil, nil]) == nil)
+        let f = WalchProxies.heartRateFeature((0..<200).map { k in k % 7 == 0 ? nil : 60 + 8 * sin(Double(k) / 6) })!
+        #expect(f.count == 200 && f.allSatisfy { $0.isFinite && $0 >= 0 })
+    }
+}
