@@ -194,18 +194,20 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
         var i = 0
         while i < n {
             let m = min(configuration.chunkLength - chunkFill, n - i)
-            // Branch-free count of active samples in x[i..<i+m] (vectorises).
-            var count = 0
-            var p = prev
-            for k in i..<(i + m) {
-                let v = x[k]
-                count &+= abs(v - p) >= threshold ? 1 : 0
-                p = v
+            // Branch-free count of active samples in x[i..<i+m]: the first against the previous sample, the rest
+            // against their neighbour in the buffer (no loop-carried value, so the loop vectorises).
+            let base = x.baseAddress!
+            var count = abs(base[i] - (i == 0 ? prev : base[i - 1])) >= threshold ? 1 : 0
+            var k = i + 1
+            while k < i + m {
+                count &+= abs(base[k] - base[k - 1]) >= threshold ? 1 : 0
+                k += 1
             }
+            let p = base[i + m - 1]
             if count > 0 {
                 // First and last active sample of this run (exact boundaries); scanned only when there are some.
                 if chunkFirstActive == nil {
-                    var q = prev
+                    var q = i == 0 ? prev : x[i - 1]
                     for k in i..<(i + m) {
                         if abs(x[k] - q) >= threshold { chunkFirstActive = start + SampleTime(k); break }
                         q = x[k]

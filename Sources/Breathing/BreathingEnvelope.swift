@@ -23,6 +23,12 @@ import SleepCycleBus
 /// the "sound energy envelope" of Nam, Reyes & Chon, "Estimation of respiratory rates using the built-in
 /// microphone of a smartphone or headset", IEEE J Biomed Health Inform 20(6):1493–1501, 2016, computed
 /// directly at a low rate (decimate early).
+/// One envelope value: block index and band energy (dB).
+struct EnvelopeSample: Sendable, Equatable {
+    var index: Int64
+    var value: Float
+}
+
 struct BreathingEnvelope: Sendable {
     /// Samples of analysis-rate audio per envelope sample (1600 = 100 ms at 16 kHz → 10 Hz).
     let hopLength: Int
@@ -60,7 +66,7 @@ struct BreathingEnvelope: Sendable {
     /// to `output` as `(blockIndex, dB)`. Blocks with fewer than half their samples (the first block after
     /// a start or gap that is not aligned) are dropped. Allocates nothing beyond `output`'s growth.
     mutating func process(_ samples: UnsafeBufferPointer<Float>, start: SampleTime,
-                          into output: inout [(index: Int64, value: Float)]) {
+                          into output: inout [EnvelopeSample]) {
         guard !samples.isEmpty else { return }
         let hop = Int64(hopLength), d = Int64(decimation)
         var t = start
@@ -123,10 +129,10 @@ struct BreathingEnvelope: Sendable {
         sum = acc; groupSum = gs; groupCount = gc; decimatedCount = dc
     }
 
-    private mutating func flush(into output: inout [(index: Int64, value: Float)]) {
+    private mutating func flush(into output: inout [EnvelopeSample]) {
         if let b = block, count * 2 >= hopLength, decimatedCount > 0 {
             let meanSquare = sum / Double(decimatedCount)
-            output.append((b, Float(10 * log10(meanSquare + 1e-10))))
+            output.append(EnvelopeSample(index: b, value: Float(10 * log10(meanSquare + 1e-10))))
         }
         sum = 0; decimatedCount = 0; count = 0
     }

@@ -95,7 +95,7 @@ public struct BreathingRateAnalyzer: Sendable {
         let maxLag = min(maxPeriodLag, n / 3)
         let shortestBreathLag = 60 / parameters.maxBpm * fs
         guard n >= 8, maxLag >= Int(shortestBreathLag.rounded(.up)) + 1 else { return nil }
-        prepare(envelope.prefix(n), count: n)
+        prepare(envelope.prefix(n), count: n, into: &x)
 
         // Signal energy check: a constant envelope (digital silence, DC) has no rhythm.
         var energy = 0.0
@@ -149,7 +149,7 @@ public struct BreathingRateAnalyzer: Sendable {
     }
 
     /// Smooths (5-tap binomial) and linearly detrends the envelope into `x`.
-    private mutating func prepare(_ envelope: ArraySlice<Float>, count n: Int) {
+    private func prepare(_ envelope: ArraySlice<Float>, count n: Int, into x: inout [Double]) {
         let base = envelope.startIndex
         // Binomial [1 4 6 4 1]/16 low-pass (edges clamped): zero gain at fs/2, −0.9 dB at 42 breaths/min.
         @inline(__always) func e(_ i: Int) -> Double { Double(envelope[base + min(n - 1, max(0, i))]) }

@@ -55,7 +55,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
     public let configuration: Configuration
     private var analyzer: BreathingRateAnalyzer
     private var channels: [ChannelState] = []
-    private var scratch: [(index: Int64, value: Float)] = []
+    private var scratch: [EnvelopeSample] = []
 
     public init(configuration: Configuration = Configuration()) {
         precondition(configuration.windowSec > 0 && configuration.hopSec > 0, "breathing window/hop must be positive")
@@ -113,13 +113,14 @@ public struct BreathingRateEstimator: AnalysisConsumer {
             var traceStart = scratch[0].index
             var trace: [Float] = []
             trace.reserveCapacity(scratch.count)
-            for (index, value) in scratch {
+            for sample in scratch {
+                let index = sample.index, value = sample.value
                 if !trace.isEmpty, index != traceStart + Int64(trace.count) {
                     out.append(traceEvent(start: traceStart, values: trace, channel: c))
                     trace.removeAll(keepingCapacity: true); traceStart = index
                 }
                 trace.append(value)
-                append(index: index, value: value, channel: c, into: &out)
+                append(sample, channel: c, into: &out)
             }
             out.append(traceEvent(start: traceStart, values: trace, channel: c))
         }
@@ -133,14 +134,15 @@ public struct BreathingRateEstimator: AnalysisConsumer {
     }
 
     /// Adds one envelope sample to channel `c`'s segment; analyses a window when one is complete.
-    private mutating func append(index: Int64, value: Float, channel c: Int, into out: inout [AnalysisEvent]) {
+    private mutating func append(_ sample: EnvelopeSample, channel c: Int, into out: inout [AnalysisEvent]) {
+        let index = sample.index
         if channels[c].buffer.isEmpty || index != channels[c].bufferStart + Int64(channels[c].buffer.count) {
             // A new segment (first sample, or the envelope skipped blocks).
             if !channels[c].buffer.isEmpty { endSegment(c, resetEnvelope: false, into: &out) }
             channels[c].bufferStart = index
             channels[c].sliding = false
         }
-        channels[c].buffer.append(value)
+        channels[c].buffer.append(sample.value)
         let window = configuration.windowLength
         if channels[c].buffer.count == window {
             analyze(c, count: window, into: &out)

@@ -30,6 +30,8 @@ public struct SegmentExtractor: Sendable {
     private var state: State = .idle
     private var spectra: [Float] = []    // frames × 40 noise-subtracted mel powers of the open segment
     private var snr: [Float] = []
+    private var zcr: [Float] = []
+    private var rawFlatness: [Float] = []
     private var frameCentres: [SampleTime] = []
     private let extractor = SegmentFeatureExtractor()
     private let groups: [Range<Int>]
@@ -61,6 +63,8 @@ public struct SegmentExtractor: Sendable {
                 let row = UnsafeBufferPointer(rebasing: values[(i * FeatureLayout.stride + FeatureLayout.mel)...]
                     .prefix(FeatureLayout.melCount))
                 let centre = block.start + SampleTime(i * block.hopLength)
+                zcr.append(values[i * FeatureLayout.stride + FeatureLayout.zeroCrossingRate])
+                rawFlatness.append(values[i * FeatureLayout.stride + FeatureLayout.spectralFlatness])
                 let frameSNR = step(row, centre: centre)
                 switch state {
                 case .idle:
@@ -124,7 +128,8 @@ public struct SegmentExtractor: Sendable {
         let minFrames = max(1, Int((configuration.minSegmentSec / hopSec).rounded()))
         var result: CandidateSegment? = nil
         if frames >= minFrames {
-            let (features, signature) = extractor.features(spectra: spectra, snrDb: snr, frames: frames, hopSec: hopSec)
+            let (features, signature) = extractor.features(spectra: spectra, snrDb: snr, zcr: zcr,
+                                                                  rawFlatness: rawFlatness, frames: frames, hopSec: hopSec)
             let half = SampleTime(hopLength / 2)
             result = CandidateSegment(channel: channel, start: max(0, frameCentres[0] - half),
                                       end: frameCentres[frames - 1] + half, features: features, rawSignature: signature)
@@ -133,6 +138,8 @@ public struct SegmentExtractor: Sendable {
         state = .idle
         spectra.removeFirst(min(spectra.count, frames * n))
         snr.removeFirst(min(snr.count, frames))
+        zcr.removeFirst(min(zcr.count, frames))
+        rawFlatness.removeFirst(min(rawFlatness.count, frames))
         frameCentres.removeFirst(min(frameCentres.count, frames))
         if let lastSNR = snr.last, lastSNR >= configuration.offThresholdDb, let c = frameCentres.first {
             // Trailing frames still active: they start the next segment.
@@ -147,6 +154,8 @@ public struct SegmentExtractor: Sendable {
     private mutating func clearBuffers() {
         spectra.removeAll(keepingCapacity: true)
         snr.removeAll(keepingCapacity: true)
+        zcr.removeAll(keepingCapacity: true)
+        rawFlatness.removeAll(keepingCapacity: true)
         frameCentres.removeAll(keepingCapacity: true)
     }
 }

@@ -28,7 +28,8 @@ public struct SegmentFeatures: Sendable, Hashable {
               "tilt_db_per_band",
               "frac_0_300", "frac_300_1000", "frac_1000_2000", "frac_2000_4000", "frac_4000_8000",
               "envelope_std_db", "envelope_mean_abs_delta_db", "envelope_peaks_per_s", "peak_position",
-              "onset_rise_db", "frac_frames_within_6db", "low_high_corr"]
+              "onset_rise_db", "frac_frames_within_6db", "low_high_corr",
+              "low_band_peakiness_db", "zcr_mean", "zcr_std", "raw_flatness_mean"]
         return n
     }()
     public static var count: Int { names.count }
@@ -51,6 +52,11 @@ public struct SegmentFeatures: Sendable, Hashable {
 ///   prominence per second (syllable-like modulation), relative position of the maximum, the rise in the first
 ///   three frames, and the share of frames within 6 dB of the maximum.
 /// * `low_high_corr`: correlation over time of the < 1 kHz and ≥ 1 kHz denoised energies (dB).
+/// * `low_band_peakiness_db`: mean over frames and bands b = 1…14 (the linear part of the mel scale, < 1 kHz, where
+///   the 66-Hz-wide bands partly resolve the harmonics of a voice or a snore) of |L_b − (L_{b−1} + L_{b+1}) / 2|:
+///   a cheap harmonicity cue without a pitch tracker.
+/// * `zcr_mean`, `zcr_std`, `raw_flatness_mean`: the frames' own zero-crossing rate and spectral flatness
+///   (FeatureLayout columns, librosa definitions; level-invariant but not noise-subtracted).
 struct SegmentFeatureExtractor: Sendable {
     static let bands = FeatureLayout.melCount
     let dct: [Float]             // 12 × 40, row k-1 = DCT-II ortho basis k
@@ -84,7 +90,8 @@ struct SegmentFeatureExtractor: Sendable {
     }
 
     /// Features of a segment. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
-    func features(spectra: [Float], snrDb: [Float], frames: Int, hopSec: Double) -> (SegmentFeatures, [Float]) {
+    func features(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
+                  hopSec: Double) -> (SegmentFeatures, [Float]) {
         let n = Self.bands
         var cepSum = [Double](repeating: 0, count: 12)
         var cepSq = [Double](repeating: 0, count: 12)
@@ -95,6 +102,7 @@ struct SegmentFeatureExtractor: Sendable {
         var centroidSum = 0.0, centroidSq = 0.0, spreadSum = 0.0, flatSum = 0.0, rollSum = 0.0, tiltSum = 0.0
         var groupEnergy = [Double](repeating: 0, count: 5)
         var envelope = [Float](repeating: 0, count: frames)
+        var peakiness = 0.0
         var lowDb = [Float](repeating: 0, count: frames)
         var highDb = [Float](repeating: 0, count: frames)
         // Band-index statistics for the tilt regression.
@@ -127,6 +135,9 @@ struct SegmentFeatureExtractor: Sendable {
             }
             var tilt = 0.0
             for b in 0..<n { tilt += (Double(b) - meanIdx) * Double(logS[b]) }
+            var peak = 0.0
+            for b in 1...14 { peak += Double(abs(logS[b] - 0.5 * (logS[b - 1] + logS[b + 1]))) }
+            peakiness += peak / 14
             centroidSum += centroid; centroidSq += centroid * centroid
             spreadSum += (spreadAcc / total).squareRoot()
             flatSum += exp(logSum / Double(n)) / (total / Double(n))
@@ -166,6 +177,11 @@ struct SegmentFeatureExtractor: Sendable {
         for g in 0..<5 { v.append(Float(groupEnergy[g] / gTotal)) }
         v += Self.envelopeShape(envelope, hopSec: hopSec)
         v.append(Self.correlation(lowDb, highDb))
+        v.append(Float(peakiness / f))
+        let zm = zcr.prefix(frames).reduce(0, +) / Float(frames)
+        v.append(zm)
+        v.append((zcr.prefix(frames).reduce(0) { $0 + ($1 - zm) * ($1 - zm) } / Float(frames)).squareRoot())
+        v.append(rawFlatness.prefix(frames).reduce(0, +) / Float(frames))
 
         // Raw 16-d snore signature (z-scored and L2-normalised by `SnoreSignature`): mean cepstral shape c1…c12,
         // centroid, spread, flatness, tilt.

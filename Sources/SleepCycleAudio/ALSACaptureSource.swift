@@ -81,7 +81,9 @@ public final class ALSACaptureSource: AudioSource, @unchecked Sendable {
          configText: String?, maxFrames: Int64?, clock: any LiveClock, stallSeconds: Double,
          faults: (any ALSAFaultInjector)?) throws {
         func invalid(_ message: String) -> AudioError { AudioError(.invalidParameter, path: device, message: message) }
-        guard (1...2).contains(channels) else { throw invalid("channels \(channels) is not supported (expected 1 or 2)") }
+        guard (1...2).contains(channels) else {
+            throw invalid("channels \(channels) is not supported (expected 1 or 2)")
+        }
         guard (8000...192_000).contains(sampleRate) else {
             throw invalid("sample rate \(sampleRate) Hz is not supported (expected 8000–192000 Hz)")
         }

@@ -3,7 +3,6 @@ enum ALSACall: String, Sendable, CaseIterable {
     case open = "snd_pcm_open"
     case nonblock = "snd_pcm_nonblock"
     case hwParams = "snd_pcm_hw_params"
-    case swParams = "snd_pcm_sw_params"
     case start = "snd_pcm_start"
     case wait = "snd_pcm_wait"
     case readi = "snd_pcm_readi"

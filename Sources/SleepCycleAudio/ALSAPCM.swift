@@ -17,13 +17,13 @@ enum ALSAOutcome: Equatable, Sendable {
 
 /// An open ALSA capture PCM: interleaved S16_LE or FLOAT_LE frames, read with `snd_pcm_readi`.
 ///
-/// Every ALSA call goes through `invoke(_:_:)`, the one choke point (after swift-nio's syscall wrapper,
+/// Every ALSA call goes through `invoke(_:_:_:)`, the one choke point (after swift-nio's syscall wrapper,
 /// STYLE.md #2): it retries -EINTR, treats -EAGAIN as "nothing yet", recovers -EPIPE (overrun,
-/// `snd_pcm_recover` then
-/// `snd_pcm_start`) and -ESTRPIPE (suspend, `snd_pcm_resume` or `snd_pcm_prepare`) and reports them with an
-/// estimate of the frames lost, classifies -ENODEV/-EBADFD/-EIO/-ENXIO as a lost device, and throws
-/// `ALSAFailure` for the rest. See the ALSA PCM API reference (alsa-project.org/alsa-doc/alsa-lib/pcm.html,
-/// "Managing the stream state" and `snd_pcm_recover`). Not thread-safe: owned by the capture thread.
+/// `snd_pcm_recover` then `snd_pcm_start`) and -ESTRPIPE (suspend, `snd_pcm_resume` or `snd_pcm_prepare`)
+/// and reports them with an estimate of the frames lost, classifies -ENODEV/-EBADFD/-EIO/-ENXIO as a lost
+/// device, and throws `ALSAFailure` for the rest. See the ALSA PCM API reference
+/// (alsa-project.org/alsa-doc/alsa-lib/pcm.html, "Managing the stream state" and `snd_pcm_recover`).
+/// Not thread-safe: owned by the capture thread (created on the caller's thread, then handed over).
 final class ALSAPCM: @unchecked Sendable {
     enum SampleFormat: String, Sendable { case s16 = "S16_LE", float = "FLOAT_LE" }
 
@@ -45,7 +45,8 @@ final class ALSAPCM: @unchecked Sendable {
     /// Opens `device` (from `configText` when given, else from the system configuration) for capture and
     /// negotiates interleaved access, S16_LE (else FLOAT_LE), `channels`, a rate near `sampleRate` and a
     /// period near `periodFrames` with a buffer of 8 periods.
-    init(device: String, configText: String?, sampleRate requestedRate: Int, channels: Int, periodFrames requestedPeriod: Int,
+    init(device: String, configText: String?, sampleRate requestedRate: Int, channels: Int,
+         periodFrames requestedPeriod: Int,
          clock: any LiveClock, faults: (any ALSAFaultInjector)?, shouldStop: @escaping () -> Bool) throws {
         self.device = device
         self.channels = channels
@@ -86,7 +87,8 @@ final class ALSAPCM: @unchecked Sendable {
     // MARK: - The choke point
 
     /// Runs one ALSA call (or the injected fault) and deals with its error code; see the type's comment.
-    func invoke(_ call: ALSACall, _ body: () -> Int) throws -> ALSAOutcome {
+    /// `function` names the C function in messages when it is more specific than `call` (a hw-params setter).
+    func invoke(_ call: ALSACall, _ function: String? = nil, _ body: () -> Int) throws -> ALSAOutcome {
         while true {
             let rc = faults?.fault(for: call).map(Int.init) ?? body()
             if rc >= 0 { return .value(rc) }
@@ -108,24 +110,26 @@ final class ALSAPCM: @unchecked Sendable {
                 lastReadTime = clock.now()
                 return .resumed(lostFrames: lost)
             case ENODEV, EBADFD, EIO, ENXIO:
-                throw failure(.deviceLost, call, err, "device lost")
+                throw failure(.deviceLost, function ?? call.rawValue, err, "device lost")
             default:
-                throw failure(.failed, call, err, "failed")
+                throw failure(.failed, function ?? call.rawValue, err, "failed")
             }
         }
     }
 
-    private func failure(_ kind: ALSAFailure.Kind, _ call: ALSACall, _ err: Int32, _ what: String) -> ALSAFailure {
+    private func failure(_ kind: ALSAFailure.Kind, _ function: String, _ err: Int32, _ what: String) -> ALSAFailure {
         let message = String(cString: snd_strerror(-err))
-        return ALSAFailure(kind: kind, call: call.rawValue, errno: err, problem: "\(call.rawValue) \(what): \(message)")
+        return ALSAFailure(kind: kind, call: function, errno: err, problem: "\(function) \(what): \(message)")
     }
 
     private func recover(_ call: ALSACall, _ err: Int32) throws {
         var rc = snd_pcm_recover(pcm, -err, 1)
         if rc < 0 { rc = snd_pcm_prepare(pcm) }
-        if rc < 0 { throw failure(.deviceLost, call, -rc, "could not recover from overrun") }
+        if rc < 0 { throw failure(.deviceLost, "snd_pcm_recover", -rc, "could not recover from overrun") }
         rc = snd_pcm_start(pcm)
-        if rc < 0 && rc != -EBADFD { throw failure(.deviceLost, call, -rc, "could not restart after overrun") }
+        if rc < 0 && rc != -EBADFD {
+            throw failure(.deviceLost, "snd_pcm_start", -rc, "could not restart after overrun")
+        }
     }
 
     private func resumeAfterSuspend(_ call: ALSACall) throws {
@@ -135,7 +139,7 @@ final class ALSAPCM: @unchecked Sendable {
             rc = snd_pcm_resume(pcm)
         }
         if rc < 0 { rc = snd_pcm_prepare(pcm) }
-        if rc < 0 { throw failure(.deviceLost, call, -rc, "could not resume after suspend") }
+        if rc < 0 { throw failure(.deviceLost, "snd_pcm_resume", -rc, "could not resume after suspend") }
         _ = snd_pcm_start(pcm)
     }
 
@@ -171,7 +175,8 @@ final class ALSAPCM: @unchecked Sendable {
             _ = try invoke(.open) { Int(snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)) }
         }
         guard let handle else {
-            throw ALSAFailure(kind: .failed, call: ALSACall.open.rawValue, errno: 0, problem: "snd_pcm_open returned no PCM")
+            throw ALSAFailure(kind: .failed, call: ALSACall.open.rawValue, errno: 0,
+                              problem: "snd_pcm_open returned no PCM")
         }
         pcm = handle
         _ = try invoke(.nonblock) { Int(snd_pcm_nonblock(handle, 0)) }
@@ -183,8 +188,10 @@ final class ALSAPCM: @unchecked Sendable {
             throw ALSAFailure(kind: .failed, call: "snd_pcm_hw_params_malloc", errno: ENOMEM, problem: "out of memory")
         }
         defer { snd_pcm_hw_params_free(hw) }
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_any(pcm, hw)) }
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_any") { Int(snd_pcm_hw_params_any(pcm, hw)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_set_access") {
+            Int(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED))
+        }
         if snd_pcm_hw_params_test_format(pcm, hw, SND_PCM_FORMAT_S16_LE) == 0 {
             format = .s16
         } else if snd_pcm_hw_params_test_format(pcm, hw, SND_PCM_FORMAT_FLOAT_LE) == 0 {
@@ -194,7 +201,9 @@ final class ALSAPCM: @unchecked Sendable {
                               problem: "captures neither S16_LE nor FLOAT_LE")
         }
         let alsaFormat = format == .s16 ? SND_PCM_FORMAT_S16_LE : SND_PCM_FORMAT_FLOAT_LE
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_set_format(pcm, hw, alsaFormat)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_set_format") {
+            Int(snd_pcm_hw_params_set_format(pcm, hw, alsaFormat))
+        }
         if snd_pcm_hw_params_set_channels(pcm, hw, UInt32(channels)) < 0 {
             throw ALSAFailure(kind: .failed, call: "snd_pcm_hw_params_set_channels", errno: EINVAL,
                               problem: "cannot capture \(channels) channel(s)")
@@ -202,11 +211,17 @@ final class ALSAPCM: @unchecked Sendable {
         _ = snd_pcm_hw_params_set_rate_resample(pcm, hw, 1)
         var rate = UInt32(requestedRate)
         var dir: Int32 = 0
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_set_rate_near") {
+            Int(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir))
+        }
         var period = snd_pcm_uframes_t(requestedPeriod)
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &dir)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_set_period_size_near") {
+            Int(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &dir))
+        }
         var buffer = period * 8
-        _ = try invoke(.hwParams) { Int(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer)) }
+        _ = try invoke(.hwParams, "snd_pcm_hw_params_set_buffer_size_near") {
+            Int(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer))
+        }
         _ = try invoke(.hwParams) { Int(snd_pcm_hw_params(pcm, hw)) }
         sampleRate = Int(rate)
         periodFrames = Int(period)

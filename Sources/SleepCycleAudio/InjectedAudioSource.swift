@@ -70,7 +70,9 @@ public final class InjectedAudioSource: AudioSource, @unchecked Sendable {
             throw AudioError(.unsupportedRate, path: name,
                              message: "sample rate \(sampleRate) Hz is not supported (expected 8000–192000 Hz)")
         }
-        guard (1...2).contains(channels) else { throw invalid("channels \(channels) is not supported (expected 1 or 2)") }
+        guard (1...2).contains(channels) else {
+            throw invalid("channels \(channels) is not supported (expected 1 or 2)")
+        }
         guard bufferSeconds.isFinite, bufferSeconds > 0 else { throw invalid("bufferSeconds must be positive") }
         guard lateThresholdSec >= 0, dateToleranceSec >= 0 else { throw invalid("thresholds must not be negative") }
         self.name = name
@@ -208,7 +210,8 @@ public final class InjectedAudioSource: AudioSource, @unchecked Sendable {
         let c = format.channelCount
         guard interleaved.count % c == 0 else {
             throw AudioError(.invalidParameter, path: name,
-                             message: "\(interleaved.count) interleaved samples is not a whole number of \(c)-channel frames")
+                             message: "\(interleaved.count) interleaved samples is not a whole number "
+                                 + "of \(c)-channel frames")
         }
         return interleaved.count / c
     }

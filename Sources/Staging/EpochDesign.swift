@@ -30,22 +30,26 @@ enum EpochDesign {
         input == .count ? values.map { Foundation.log1p(Swift.max($0, 0)) } : Array(values)
     }
 
-    /// Z-score with the population standard deviation; a constant signal maps to zeros.
-    static func zscore(_ x: [Double]) -> [Double] {
+    /// Z-score with the population standard deviation; a constant signal maps to zeros. `quietPrior` extra
+    /// zeros join the mean and deviation (not the output): the online prior that most of a night is still.
+    static func zscore(_ x: [Double], quietPrior: Int = 0) -> [Double] {
         guard !x.isEmpty else { return [] }
-        let mean = x.reduce(0, +) / Double(x.count)
-        let variance = x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(x.count)
+        let n = Double(x.count + quietPrior)
+        let mean = x.reduce(0, +) / n
+        let variance = (x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } + Double(quietPrior) * mean * mean) / n
         let sd = variance.squareRoot()
         return sd > 1e-12 ? x.map { ($0 - mean) / sd } : [Double](repeating: 0, count: x.count)
     }
 
     /// Design rows for epochs `rows` of a night of which only the first `available` epochs are used.
-    /// Whole-night use: `available == table.count`. Online use: `available` = epochs seen so far.
+    /// Whole-night use: `available == table.count`. Online use: `available` = epochs seen so far, and
+    /// `quietCountPrior` pseudo-epochs of zero activity in the `count` z-score (see SleepStager).
     static func rows(_ table: EpochTable, features: [FeatureDescriptor], available n: Int,
-                     rows: Range<Int>) -> [[Double]] {
+                     rows: Range<Int>, quietCountPrior: Int = 0) -> [[Double]] {
         var z: [StagingInput: [Double]] = [:]
         for f in features where f.kind != .raw && f.kind != .square && z[f.input] == nil {
-            z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]))
+            z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]),
+                                quietPrior: f.input == .count ? quietCountPrior : 0)
         }
         func clamp(_ i: Int) -> Int { Swift.min(Swift.max(i, 0), n - 1) }
         return rows.map { i in

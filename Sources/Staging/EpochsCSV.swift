@@ -21,7 +21,7 @@ public enum EpochsCSV {
     public static func parse(_ text: String, path: String) throws -> EpochTable {
         var header: [StagingInput]? = nil
         var values: [[Double]] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let lineNumber = index + 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw[...]
             let trimmed = line.trimmingCharacters(in: .whitespaces)

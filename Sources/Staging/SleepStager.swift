@@ -24,6 +24,9 @@ public struct SleepStager: AnalysisConsumer {
         public var decisionLagSeconds: Double = 5
         /// Snoring seconds in an epoch that rule out `awake` (0 disables the rule).
         public var snoreSleepSeconds: Double = 10
+        /// Online only: pseudo-epochs of zero activity added to the `count` z-score statistics, so that a
+        /// restless start of the night stands out before quiet epochs have been seen (60 = 30 min).
+        public var onlineQuietPriorEpochs: Int = 60
         public init() {}
     }
 
@@ -144,7 +147,8 @@ public struct SleepStager: AnalysisConsumer {
             let n = k + 1
             let stage: SleepStage
             if let sub = model.subModel(for: availableInputs) {
-                let row = EpochDesign.rows(table(epochs: n), features: sub.features, available: n, rows: k..<n)[0]
+                let row = EpochDesign.rows(table(epochs: n), features: sub.features, available: n, rows: k..<n,
+                                           quietCountPrior: configuration.onlineQuietPriorEpochs)[0]
                 stage = SleepStage.modelOrder[filter.step(sub, posterior: sub.posterior(row))]
             } else {
                 stage = .light

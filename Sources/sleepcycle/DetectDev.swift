@@ -125,6 +125,8 @@ struct DetectEventsCommand: ParsableCommand {
     @OptionGroup var scenes: SceneOptions
     @Option(help: "Model JSON to use instead of the built-in one.")
     var model: String?
+    @Flag(help: "Compute the frame features only (no detection): the baseline for timing the detector's cost.")
+    var featuresOnly = false
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -137,7 +139,19 @@ struct DetectEventsCommand: ParsableCommand {
             func take(_ produced: [AnalysisEvent]) {
                 for e in produced { if case .eventEnded(let s) = e { events.append(s) } }
             }
-            try sceneFeatureBlocks(samples) { take(detector.handle(.features($0))) }
+            let clock = ContinuousClock()
+            let began = clock.now
+            if featuresOnly {
+                var frames = 0
+                try sceneFeatureBlocks(samples) { frames += $0.count }
+            } else {
+                try sceneFeatureBlocks(samples) { take(detector.handle(.features($0))) }
+            }
+            let elapsed = clock.now - began
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let what = featuresOnly ? "features only" : "features + detection"
+            FileHandle.standardError.write(Data(("scene \(index): \(Double(samples.count) / 16000) s of audio in "
+                + String(format: "%.3f", seconds) + " s (\(what))\n").utf8))
             take(detector.handle(.sessionEnding(at: SampleTime(samples.count))))
             for e in events {
                 var line = "{\"scene\":\(index),\"type\":\"\(e.type.rawValue)\",\"start\":\(e.start),\"end\":\(e.end),"

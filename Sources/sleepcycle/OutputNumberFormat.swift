@@ -4,8 +4,8 @@
 /// Decimal formatting of Float values with 6 significant digits, like C's `%.6g` with trailing zeros removed.
 ///
 /// * Precision: the printed value is the Float rounded to 6 significant digits, so `|parsed − x| ≤ 5e−6·|x|`
-///   (half a unit in the 6th digit; the scaling is done in Double, exact enough that only exact decimal ties
-///   may round the other way).
+///   (half a unit in the 6th digit; scaled in Double, ties round half up: 6515.625 → `6515.63`, where C's
+///   `%g` would round half to even).
 /// * Notation: fixed for decimal exponents −5…5 (`0.000123457`, `-12.5`, `123457`), scientific otherwise
 ///   (`1.5e-07`, `-3.40282e+38`), exponent with sign and at least two digits.
 /// * Zero (either sign) prints as `0`. NaN and ±infinity print as `nan`, `inf`, `-inf` in CSV (Python's

@@ -16,8 +16,8 @@ import SleepCycleBus
             let shape = TestSignals.snorerShape(peaks: peaks.map { $0 + (rng.next() < 0.5 ? 0 : 1) }, level: level)
             let rows = TestSignals.frames(seconds: 10, background: bg, events: [(5, 6.2, shape)], seed: seed + UInt64(i))
             let segs = try TestSignals.segments(rows)
-            #expect(segs.count == 1)
-            if let s = segs.first { out.append(sig.normalise(s.rawSignature)) }
+            try #require(segs.count == 1)
+            out.append(sig.normalise(segs[0].rawSignature))
         }
         return out
     }

@@ -46,8 +46,10 @@ import Glibc
         defer { source.close() }
         let reads = try readAll(source)
         #expect(tiledEnd(reads) == Int64(frames))
-        #expect(audioRuns(reads, channel: 0).flatMap(\.1) == stride(from: 0, to: 2 * frames, by: 2).map { Float(interleaved[$0]) / 32768 })
-        #expect(audioRuns(reads, channel: 1).flatMap(\.1) == stride(from: 1, to: 2 * frames, by: 2).map { Float(interleaved[$0]) / 32768 })
+        let left = stride(from: 0, to: 2 * frames, by: 2).map { Float(interleaved[$0]) / 32768 }
+        let right = stride(from: 1, to: 2 * frames, by: 2).map { Float(interleaved[$0]) / 32768 }
+        #expect(audioRuns(reads, channel: 0).flatMap(\.1) == left)
+        #expect(audioRuns(reads, channel: 1).flatMap(\.1) == right)
     }
 
     @Test func aSlowConsumerLosesTheOldestAudioAsCountedOverrunGaps() throws {
@@ -235,5 +237,22 @@ import Glibc
             worst = max(worst, abs(audio[n] - Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 16_000))))
         }
         #expect(worst < 1e-3, "largest deviation from the 16 kHz tone: \(worst)")
+    }
+
+    @Test func filePluginConfigQuotesAwkwardPaths() throws {
+        let samples = FilePluginPCM.samples(count: 600, seed: 13)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sleepcycle live \"q\" \\ \(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("in.raw").path
+        try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: URL(fileURLWithPath: path))
+        let source = try ALSACaptureSource(device: "awkward", periodFrames: 256,
+                                           configText: ALSACaptureSource.filePluginConfig(name: "awkward", infile: path),
+                                           maxFrames: 600, clock: ManualLiveClock())
+        defer { source.close() }
+        let audio = try readAll(source).flatMap { r -> [Float] in
+            if case .audio(_, let c) = r { return c[0] } else { return [] }
+        }
+        #expect(audio == samples.map { Float($0) / 32768 })
     }
 }

@@ -9,9 +9,7 @@ enum FilePluginPCM {
     static let name = "sctest"
 
     /// ALSA configuration text defining `pcm.sctest` on `infile`.
-    static func config(infile: String) -> String {
-        "pcm.\(name) { type file; slave.pcm { type null }; file \"/dev/null\"; infile \"\(infile)\"; format \"raw\" }"
-    }
+    static func config(infile: String) -> String { ALSACaptureSource.filePluginConfig(name: name, infile: infile) }
 
     /// Writes `samples` as raw S16_LE to a fresh temporary file and returns its path.
     static func writeRaw(_ samples: [Int16]) throws -> String {

@@ -87,3 +87,18 @@ enum FileFixture {
         return zip(decoded, original).map { abs(Double($0) - quantised($1, bits: bits)) / lsb }.max() ?? .infinity
     }
 }
+
+extension FileFixture {
+    /// Byte offset of the RIFF chunk `id` (e.g. "fmt ") in a WAV file's bytes.
+    static func chunkOffset(_ bytes: [UInt8], _ id: String) -> Int? {
+        let tag = Array(id.utf8)
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
+                | Int(bytes[offset + 7]) << 24
+            if Array(bytes[offset..<(offset + 4)]) == tag { return offset }
+            offset += 8 + size + (size & 1)
+        }
+        return nil
+    }
+}

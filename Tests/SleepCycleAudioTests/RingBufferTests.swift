@@ -122,7 +122,12 @@ private func stereoRamp(_ range: Range<Int>) -> [Float] {
         t.finish()
         let reads = Self.drain(t)
         var starts: [Int64] = [], lengths: [Int] = []
-        for r in reads { if case .audio(let s, let c) = r { starts.append(s); lengths.append(c[0].count); #expect(c[1] == c[0].map { -$0 }) } }
+        for r in reads {
+            guard case .audio(let s, let c) = r else { continue }
+            starts.append(s)
+            lengths.append(c[0].count)
+            #expect(c[1] == c[0].map { -$0 })
+        }
         #expect(starts == [0, 4, 8])
         #expect(lengths == [4, 4, 2])
     }

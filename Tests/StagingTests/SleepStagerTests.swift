@@ -94,7 +94,12 @@ import Testing
         #expect(smoothed[3] > smoothed[2] && smoothed[2] > smoothed[1] && smoothed[1] > smoothed[0])
         #expect(abs(WalchProxies.cosine(hoursSinceStart: 0) - -0.25881904510252074) < 1e-12)
         #expect(WalchProxies.heartRateFeature([nil, nil]) == nil)
-        let f = WalchProxies.heartRateFeature((0..<200).map { k in k % 7 == 0 ? nil : 60 + 8 * sin(Double(k) / 6) })!
+        var bpm: [Double?] = []
+        for k in 0..<200 {
+            let value: Double = 60 + 8 * sin(Double(k) / 6)
+            bpm.append(k % 7 == 0 ? nil : value)
+        }
+        let f = WalchProxies.heartRateFeature(bpm)!
         #expect(f.count == 200 && f.allSatisfy { $0.isFinite && $0 >= 0 })
     }
 }

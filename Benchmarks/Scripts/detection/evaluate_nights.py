@@ -207,11 +207,18 @@ def main():
         model = dict(committed, mean=m["mean"], scale=m["scale"], layers=m["layers"])
         mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
         json.dump(model, open(mpath, "w"))
-        pools = pools_for_fold(its, k)
         nights = []
-        for j, kind in enumerate(kinds):
-            rng = np.random.default_rng([D.SEED, 100 + k, j])
-            nights.append((kind,) + build_night(rng, kind, args.minutes, pools))
+        cache = os.path.join(C.WORK, "nights-fold%d-%gmin.npz" % (k, args.minutes))
+        if os.path.exists(cache):
+            z = np.load(cache, allow_pickle=True)
+            nights = [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(kinds)]
+        else:
+            pools = pools_for_fold(its, k)
+            for j, kind in enumerate(kinds):
+                rng = np.random.default_rng([D.SEED, 100 + k, j])
+                nights.append((kind,) + build_night(rng, kind, args.minutes, pools))
+            np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
+                     **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
         if args.analyze:
             binary = C.default_binary()[0]
             detected = [run_analyze(x, binary) for _, x, _ in nights]

@@ -162,6 +162,11 @@ def main():
             sel = np.array([it["label"] == lab for it in its])
             dis[lab] = round(float(np.mean(label[sel] == 0)), 3)
         print("share of negatives classified none:", dis)
+        cm = np.zeros((5, 5), int)
+        for t_, p_ in zip(truth, label):
+            cm[t_, p_] += 1
+        print("confusion (rows truth, cols predicted; %s):\n%s" % (C.CLASSES, cm))
+        res["confusion"] = cm.tolist()
         res["negatives_classified_none"] = dis
         # Reliability of reported probabilities (clips reported as an event).
         rel = []

@@ -6,7 +6,8 @@
 For each input set (staging_model.INPUT_SETS) and each subject, trains on the other 23 exactly as train.py does
 and stages the held-out night (whole-night Viterbi = what `sleepcycle stage` and the final
 sleepStageIntervals do). With --online it also scores the causal per-epoch decision that SleepStager publishes
-during a night (features from the epochs so far, HMM forward filter). Prints accuracy and Cohen's kappa for
+during a night (features from the epochs so far with a
+30-min quiet prior on the count z-score, HMM forward filter). Prints accuracy and Cohen's kappa for
 4 classes (wake/light/deep/REM), 3 classes (wake/NREM/REM) and sleep/wake, and the 4-class confusion matrix
 (rows = PSG, columns = predicted), pooled over all epochs.
 """
@@ -39,7 +40,7 @@ def online_path(model, cols):
     out = []
     for i in range(len(cols["time_hours"])):
         part = {k: np.asarray(v)[: i + 1] for k, v in cols.items()}
-        x = sm.design_matrix(part, spec)[-1:]
+        x = sm.design_matrix(part, spec, quiet_count_prior=60)[-1:]
         e = sm.emission_log(model, sm.predict_proba(model, x))[0]
         pred = np.array(model["initial"]) if belief is None else belief @ A
         b = pred * np.exp(e - e.max())

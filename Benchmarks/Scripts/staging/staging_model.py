@@ -64,10 +64,12 @@ def transformed(name, v):
     return np.log1p(np.maximum(v, 0.0)) if name == "count" else v
 
 
-def zscore(x):
-    """Whole-night z-score (population standard deviation); a constant night maps to 0."""
-    m = x.mean()
-    s = np.sqrt(((x - m) ** 2).mean())
+def zscore(x, quiet_prior=0):
+    """Whole-night z-score (population standard deviation); a constant night maps to 0.
+    quiet_prior extra zeros join the statistics (online use only, see SleepStager)."""
+    n = len(x) + quiet_prior
+    m = x.sum() / n if quiet_prior else x.mean()
+    s = np.sqrt((((x - m) ** 2).sum() + quiet_prior * m * m) / n) if quiet_prior else np.sqrt(((x - m) ** 2).mean())
     return (x - m) / s if s > 1e-12 else np.zeros_like(x)
 
 
@@ -76,7 +78,7 @@ def _gather(x, offsets):
     return x[np.clip(np.arange(n)[:, None] + np.asarray(offsets)[None, :], 0, n - 1)]
 
 
-def design_matrix(cols, spec):
+def design_matrix(cols, spec, quiet_count_prior=0):
     """Design matrix (n_epochs x len(spec)) of one night. Windows are clamped to the night (edge replication)."""
     z = {}
     out = []
@@ -86,7 +88,7 @@ def design_matrix(cols, spec):
         if kind == "square":
             v = np.asarray(cols[name], dtype=float); out.append(v * v); continue
         if name not in z:
-            z[name] = zscore(transformed(name, cols[name]))
+            z[name] = zscore(transformed(name, cols[name]), quiet_count_prior if name == "count" else 0)
         x = z[name]
         if kind == "zmean":
             out.append(_gather(x, np.arange(-(w // 2), w // 2 + 1)).mean(axis=1))

@@ -62,7 +62,7 @@ public final class FFTPlanCache: @unchecked Sendable {
 
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var plans: [Int: RealFFTPlan] = [:]
-    private var rigorValue: FFTPlanningRigor = .measure
+    private var rigorValue: FFTPlanningRigor = .estimate
 
     private init() {
         lock = .allocate(capacity: 1)
@@ -70,7 +70,9 @@ public final class FFTPlanCache: @unchecked Sendable {
         pthread_mutex_init(lock, nil)
     }
 
-    /// Planner rigor for plans created from now on (default `.measure`; see docs/0001-dsp-features.md).
+    /// Planner rigor for plans created from now on. Default `.estimate`: the same plan in every run, so the
+    /// same input gives bit-identical features (FFTW_MEASURE picks by timing, and different algorithms round
+    /// differently), and it was faster overall on a 1-hour file (docs/0001-dsp-features.md).
     public var rigor: FFTPlanningRigor {
         get { withLock { rigorValue } }
         set { withLock { rigorValue = newValue } }

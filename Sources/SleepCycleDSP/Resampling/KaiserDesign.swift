@@ -24,18 +24,19 @@ public enum KaiserDesign {
         return besselI0(beta * (1 - u * u).squareRoot()) / besselI0(beta)
     }
 
-    /// Zeroth-order modified Bessel function of the first kind, by its power series
-    /// I0(x) = Σ ((x/2)^k / k!)² (Abramowitz & Stegun 9.6.12), summed until the terms are below 1e-17 relative.
+    /// Zeroth-order modified Bessel function of the first kind, by the polynomial approximations of
+    /// Abramowitz & Stegun 9.8.1 (|x| ≤ 3.75, |ε| < 1.6e-7) and 9.8.2 (x > 3.75, relative |ε| < 1.9e-7) — ample for
+    /// filters specified to ~90 dB, and cheap enough to evaluate for every tap of large phase tables.
     public static func besselI0(_ x: Double) -> Double {
-        var sum = 1.0, term = 1.0
-        let half = x / 2
-        var k = 1.0
-        while true {
-            term *= (half / k) * (half / k)
-            sum += term
-            if term < sum * 1e-17 { break }
-            k += 1
+        let ax = abs(x)
+        if ax <= 3.75 {
+            let t = (x / 3.75) * (x / 3.75)
+            return 1 + t * (3.5156229 + t * (3.0899424 + t * (1.2067492 + t * (0.2659732 + t * (0.0360768
+                + t * 0.0045813)))))
         }
-        return sum
+        let t = 3.75 / ax
+        let poly = 0.39894228 + t * (0.01328592 + t * (0.00225319 + t * (-0.00157565 + t * (0.00916281
+            + t * (-0.02057706 + t * (0.02635537 + t * (-0.01647633 + t * 0.00392377)))))))
+        return exp(ax) / ax.squareRoot() * poly
     }
 }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Times `sleepcycle analyze` next to the C feature floor (../shared/reference) on 1-h and 8-h 16 kHz mono nights,
+# and measures the CPU cost of a paced (real-time) replay, as in docs/0004-bus-and-engine.md.
+#   Benchmarks/Scripts/bench_analyze.sh           RUNS=N (default 3) runs per row, median wall, max RSS
+#   PACED_SECONDS=600 (default) length of the paced replay; SKIP_PACED=1 to skip it
+#   SCRATCH=.build (default) the swift build scratch path; SLEEPCYCLE=path to use an already built binary
+# Needs: sox, /usr/bin/time, gcc + libfftw3-dev + libsndfile1-dev (for the floor).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+shared=${SHARED:-$repo/../shared}
+runs=${RUNS:-3}
+dir=$("$here/make_test_nights.sh")
+floor="$dir/feature_floor"
+[ -x "$floor" ] || "$shared/reference/build.sh" "$floor" >/dev/null
+if [ -z "${SLEEPCYCLE:-}" ]; then
+    scratch=${SCRATCH:-.build}
+    (cd "$repo" && swift build -c release --scratch-path "$scratch" --product sleepcycle >/dev/null)
+    SLEEPCYCLE="$repo/$scratch/release/sleepcycle"
+fi
+sc=$SLEEPCYCLE
+tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# median wall, median CPU (user+sys) and max peak RSS (MB) of RUNS runs of a command
+measure() {
+    local walls=() cpus=() rss=0 out
+    for _ in $(seq "$runs"); do
+        /usr/bin/time -o "$tmp" -f "%e %U %S %M" "$@" >/dev/null 2>/dev/null
+        out=$(tail -1 "$tmp")
+        read -r w u s r <<<"$out"
+        walls+=("$w"); cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
+        ((r > rss)) && rss=$r
+    done
+    local mid=$(( (runs + 1) / 2 ))
+    echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") $(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p") $((rss / 1024))"
+}
+row() { # label floor-wall floor-cpu wall cpu rss
+    awk -v l="$1" -v fw="$2" -v fc="$3" -v w="$4" -v c="$5" -v r="$6" \
+        'BEGIN { printf "  %-32s wall %6.2f s (%5.2fx floor)   cpu %6.2f s (%5.2fx floor)   %4d MB\n", l, w, w / fw, c, c / fc, r }'
+}
+for spec in night16k_1h.wav night16k_8h.wav; do
+    f="$dir/$spec"
+    echo "$spec"
+    read -r fw fc fr < <(measure "$floor" "$f" 1)
+    row "feature_floor (C, 1 thread)" "$fw" "$fc" "$fw" "$fc" "$fr"
+    read -r f2 c2 r2 < <(measure "$floor" "$f" 2)
+    row "feature_floor (C, 2 threads)" "$fw" "$fc" "$f2" "$c2" "$r2"
+    read -r w c r < <(measure "$sc" analyze "$f" --format json --no-progress)
+    row "sleepcycle analyze (2 threads)" "$fw" "$fc" "$w" "$c" "$r"
+    awk -v w="$w" -v f2="$f2" 'BEGIN { printf "  %-32s wall %5.2fx the 2-thread floor\n", "", w / f2 }'
+    read -r w c r < <(measure "$sc" analyze "$f" --format json --no-progress --single-thread)
+    row "sleepcycle analyze (1 thread)" "$fw" "$fc" "$w" "$c" "$r"
+done
+
+if [ -z "${SKIP_PACED:-}" ]; then
+    secs=${PACED_SECONDS:-600}
+    paced="$dir/night16k_paced_${secs}s.wav"
+    [ -s "$paced" ] || sox "$dir/night16k_1h.wav" "$paced" trim 0 "$secs"
+    echo "paced replay: ${secs} s of 16 kHz mono at real time (--pace realtime)"
+    /usr/bin/time -o "$tmp" -f "%e %U %S %M" "$sc" analyze "$paced" --pace realtime --format json --no-progress \
+        >/dev/null 2>/dev/null
+    out=$(tail -1 "$tmp")
+    read -r w u s r <<<"$out"
+    awk -v w="$w" -v u="$u" -v s="$s" -v r="$r" \
+        'BEGIN { printf "  wall %.1f s, cpu %.2f s (user %.2f + sys %.2f) = %.3f %% of one core, peak RSS %d MB\n", w, u + s, u, s, 100 * (u + s) / w, r / 1024 }'
+fi
