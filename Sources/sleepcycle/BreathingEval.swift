@@ -53,9 +53,9 @@ struct BreathingEval: ParsableCommand {
                     }
                 }
             }
-            let started = DispatchTime.now().uptimeNanoseconds
+            let started = clock()  // CPU time: stable on a shared machine
             let result = BreathingRateEstimator.run(signal, blockSize: blockSize, configuration: config)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            let cpuSec = Double(clock() - started) / Double(CLOCKS_PER_SEC)
             let estimates = result.estimates.map { e in
                 "{\"timeSec\":\(AnalysisClock.seconds(e.time)),\"bpm\":\(e.bpm),\"confidence\":\(e.confidence)"
                     + (e.channel.map { ",\"channel\":\"\($0.name)\"" } ?? "") + "}"

@@ -246,8 +246,8 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("in.raw").path
         try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: URL(fileURLWithPath: path))
-        let source = try ALSACaptureSource(device: "awkward", periodFrames: 256,
-                                           configText: ALSACaptureSource.filePluginConfig(name: "awkward", infile: path),
+        let config = ALSACaptureSource.filePluginConfig(name: "awkward", infile: path)
+        let source = try ALSACaptureSource(device: "awkward", periodFrames: 256, configText: config,
                                            maxFrames: 600, clock: ManualLiveClock())
         defer { source.close() }
         let audio = try readAll(source).flatMap { r -> [Float] in

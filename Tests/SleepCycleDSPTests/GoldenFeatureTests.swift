@@ -87,12 +87,12 @@ struct GoldenFeatureTests {
                 merge(&bandR, compare("band", oursB, bands[f], rel: 1e-4, floor: max(1e-12, 1e-9 * peakB)))
                 let oursC = (0..<FeatureLayout.mfccCount).map { Double(block[frame: f, FeatureLayout.mfcc + $0]) }
                 // Single-precision FFT round-off lies ~120 dB below a frame's peak: frames whose mel bands span
-                // more than 100 dB (a pure chirp over a 16-bit floor) get 5e-2 (numpy's own float32 rfft differs
-                // from librosa's float64 by 0.021 there); all others 1e-2.
+                // more than 100 dB (a pure chirp over a 16-bit floor) get 0.1 (numpy's own float32 rfft differs
+                // from librosa's float64 by up to 0.033 there, FFTW_ESTIMATE's plan by 0.051); all others 1e-2.
                 let lowest = max(mel[f].min() ?? 0, 1e-10)
                 let wide = peak > 0 && peak / lowest > 1e10
                 if wide { wideFrames += 1 }
-                merge(&mfccR, compare("mfcc", oursC, mfcc[f], rel: 0, floor: wide ? 5e-2 : 1e-2))
+                merge(&mfccR, compare("mfcc", oursC, mfcc[f], rel: 0, floor: wide ? 0.1 : 1e-2))
             }
             reports += [melR, bandR, mfccR]
             print("[golden \(golden.frameLength)/\(golden.hopLength) \(name)] \(wideFrames) frames span > 100 dB")

@@ -9,7 +9,7 @@ import common as C
 
 SEED = 20261121
 PRE_SEC, POST_SEC = 1.5, 1.0
-N_MOVEMENT, N_BREATHING = 400, 150
+N_MOVEMENT, N_BREATHING, N_NIGHT_BACKGROUND = 400, 150, 150
 
 
 def items():
@@ -23,7 +23,35 @@ def items():
         g = "synth-breathing-%d" % (i // 10)
         out.append({"id": "synth/breathing-%03d" % i, "path": None, "label": "quiet_breathing", "cls": "none",
                     "source": "synthetic", "group": g, "fold": C.fold_of(g)})
+    for i in range(N_NIGHT_BACKGROUND):
+        g = "synth-background-%d" % (i // 10)
+        out.append({"id": "synth/background-%03d" % i, "path": None, "label": "night_background", "cls": "none",
+                    "source": "synthetic", "group": g, "fold": C.fold_of(g)})
     return out
+
+
+def night_background(rng, dur):
+    """20 s of changing bedroom background (none): 2-4 pieces of different noise types and levels (-70 to
+    -40 dBFS) joined by 0.3-3 s crossfades, with quiet breathing half of the time."""
+    n = int(dur * C.SR)
+    cuts = np.sort(rng.uniform(0, n, int(rng.integers(1, 4)))).astype(int)
+    bounds = [0] + cuts.tolist() + [n]
+    x = np.zeros(n, np.float32)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        fade = int(rng.uniform(0.3, 3.0) * C.SR)
+        a0, b1 = max(0, a - fade // 2), min(n, b + fade // 2)
+        piece, _ = C.background(rng, b1 - a0)
+        env = np.ones(b1 - a0, np.float32)
+        f = min(fade, (b1 - a0) // 2)
+        if a0 > 0:
+            env[:f] = np.linspace(0, 1, f)
+        if b1 < n:
+            env[-f:] = np.linspace(1, 0, f)
+        x[a0:b1] += piece * env * 10 ** (rng.uniform(-70, -40) / 20)
+    if rng.random() < 0.5:
+        br = C.breathing(rng, dur)
+        x += br / C.active_rms(br) * C.active_rms(x) * 10 ** (rng.uniform(0, 10) / 20)
+    return x
 
 
 def clip_audio(item, index):
@@ -39,6 +67,8 @@ def scene(item, index, copy):
     """Copy 0: moderate conditions (SNR 12-35 dB). Copy 1: hard (SNR 5-20 dB, half band-limited, gain spread).
     Returns (samples, (clip_start, clip_end) of the clip's active part)."""
     rng = np.random.default_rng([SEED, copy, index])
+    if item["label"] == "night_background":
+        return night_background(rng, 20.0).astype(np.float32), (0, 0)
     clip = clip_audio(item, index)
     if copy == 1 and rng.random() < 0.5:
         clip = C.band_limit(rng, clip)

@@ -48,8 +48,11 @@ def build_night(rng, kind, minutes, pools):
         db = rng.uniform(-70, -40)
         if rng.random() < 0.2 and pools["rain"]:
             clip = pools["rain"][rng.integers(len(pools["rain"]))]
-            reps = int(np.ceil(ln / len(clip)))
-            piece = np.tile(clip, reps)[:ln]
+            piece = np.zeros(ln + len(clip), np.float32)
+            hop, w = len(clip) // 2, np.hanning(len(clip)).astype(np.float32)
+            for p0 in range(0, ln, hop):                 # 50 % overlap-add: a loop without clicks
+                piece[p0:p0 + len(clip)] += clip * w
+            piece = piece[:ln]
             piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
         else:
             piece, _ = C.background(rng, ln)

@@ -90,3 +90,23 @@ struct PolyphaseFilterBank: Sendable {
 }
 
 
+
+/// Process-wide cache of phase tables: every channel (and every resampler) converting the same rates with the same
+/// quality shares one immutable table (up to 16 MB for odd rates, so it is built once).
+final class PolyphaseFilterBankCache: @unchecked Sendable {
+    static let shared = PolyphaseFilterBankCache()
+
+    private struct Key: Hashable { let inputRate: Int, outputRate: Int, quality: ResamplerQuality }
+    private let lock = NSLock()
+    private var banks: [Key: PolyphaseFilterBank] = [:]
+
+    func bank(inputRate: Int, outputRate: Int, quality: ResamplerQuality) -> PolyphaseFilterBank {
+        let key = Key(inputRate: inputRate, outputRate: outputRate, quality: quality)
+        lock.lock()
+        defer { lock.unlock() }
+        if let bank = banks[key] { return bank }
+        let bank = PolyphaseFilterBank(inputRate: inputRate, outputRate: outputRate, quality: quality)
+        banks[key] = bank
+        return bank
+    }
+}

@@ -61,8 +61,8 @@ public final class Resampler {
         } else if let spectral = SpectralResampler(inputRate: inputRate, outputRate: outputRate, quality: quality) {
             core = spectral; implementation = "spectral"
         } else {
-            core = PolyphaseResampler(bank: PolyphaseFilterBank(inputRate: inputRate, outputRate: outputRate,
-                                                                quality: quality))
+            core = PolyphaseResampler(bank: PolyphaseFilterBankCache.shared.bank(
+                inputRate: inputRate, outputRate: outputRate, quality: quality))
             implementation = "polyphase"
         }
     }
