@@ -25,11 +25,9 @@ public final class SessionObservers: Sendable {
             + progress.droppedCount
     }
 
-    func finishAll() {
-        events.finish(); breathingRates.finish(); sleepStages.finish(); audioHealth.finish(); progress.finish()
-    }
-
-    func reopenAll() {
-        events.reopen(); breathingRates.reopen(); sleepStages.reopen(); audioHealth.reopen(); progress.reopen()
+    /// Ends the current observers' loops (end of a session); later observers see the next session.
+    func finishCurrentStreams() {
+        events.finishCurrentStreams(); breathingRates.finishCurrentStreams(); sleepStages.finishCurrentStreams()
+        audioHealth.finishCurrentStreams(); progress.finishCurrentStreams()
     }
 }

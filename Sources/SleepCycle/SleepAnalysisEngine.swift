@@ -70,6 +70,9 @@ public actor SleepAnalysisEngine {
 
     /// State changes from now on (bounded, newest kept).
     public nonisolated var stateStream: ObserverStream<State> { states.makeStream() }
+    // Each stream below is a new bounded observer (`.bufferingNewest(observerBufferSize)`) that receives items
+    // from now on and finishes when the current (or, between sessions, the next) session ends.
+
     /// Events as they end (complete events).
     public nonisolated var eventStream: ObserverStream<SleepEvent> { observers.events.makeStream() }
     public nonisolated var breathingRateStream: ObserverStream<BreathingRate> { observers.breathingRates.makeStream() }
@@ -99,7 +102,6 @@ public actor SleepAnalysisEngine {
         let format = source.format
         let info = SessionInfo(id: id, clock: AnalysisClock(start: date), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
-        observers.reopenAll()
         let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
                                             listeners: eventListeners, observers: observers)
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers)
@@ -159,7 +161,7 @@ final class SessionRunner: @unchecked Sendable {
                 outcome = .failure(error)
             }
             source.close()
-            observers.finishAll()
+            observers.finishCurrentStreams()
             lock.lock()
             result = outcome
             let toResume = waiters

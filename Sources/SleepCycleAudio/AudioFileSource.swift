@@ -78,8 +78,11 @@ public final class AudioFileSource: AudioSource {
         self.sourceChannelCount = channels
 
         let map = channels > 2 ? file.channelMap() : nil
-        let left = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_LEFT) || $0 == Int32(SF_CHANNEL_MAP_LEFT) })
-        let right = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_RIGHT) || $0 == Int32(SF_CHANNEL_MAP_RIGHT) })
+        var left = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_LEFT) || $0 == Int32(SF_CHANNEL_MAP_LEFT) })
+        var right = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_RIGHT) || $0 == Int32(SF_CHANNEL_MAP_RIGHT) })
+        if map == nil, file.isOgg, let pair = ChannelRule.vorbisFrontPair(channelCount: channels) {
+            (left, right) = (pair.left, pair.right)
+        }
         sourceChannels = ChannelRule.analysisChannels(channelCount: channels, frontLeft: left, frontRight: right)
 
         var resamplers: [Resampler] = []
@@ -98,8 +101,10 @@ public final class AudioFileSource: AudioSource {
         pending = sourceChannels.map { _ in
             var a = [Float](); a.reserveCapacity(blockFrames * 2 + 64); return a
         }
+        // libsndfile reports SF_COUNT_MAX frames for a stream of unknown length (a FIFO given as the path).
+        let knownFrames: Int64? = file.frames == Int64.max ? nil : file.frames
         format = SourceFormat(sampleRate: rate, channelCount: channels, analysisChannelCount: sourceChannels.count,
-                              frameCount: file.frames)
+                              frameCount: knownFrames)
         let log = file.log()
         if let declared = Self.declaredFramesBeyondFile(log: log, channels: channels, frames: file.frames) {
             warnings.append(Self.truncationError(path: path, declared: declared, present: file.frames))
@@ -163,8 +168,11 @@ public final class AudioFileSource: AudioSource {
         if n < framesPerRead {
             inputDone = true
             if framesDecoded < format.frameCount ?? 0 || decodeError != nil {
-                let error = Self.truncationError(path: path, declared: format.frameCount ?? 0, present: framesDecoded,
-                                                 cause: decodeError?.underlying)
+                // Declared length not reached, or the decoder failed before the end: keep what was decoded.
+                let error = format.frameCount.map {
+                    Self.truncationError(path: path, declared: $0, present: framesDecoded, cause: decodeError?.underlying)
+                } ?? AudioError(.truncated, path: path, message: "truncated: decoding stopped after \(framesDecoded) "
+                    + "frames", underlying: decodeError?.underlying)
                 if truncation == .fail { throw error }
                 warnings.append(error)
             }

@@ -20,6 +20,7 @@ public struct AudioFileFormat: Sendable, Hashable, CustomStringConvertible {
     public static let oggVorbis = AudioFileFormat(SF_FORMAT_OGG, SF_FORMAT_VORBIS, "Ogg Vorbis")
     public static let aiff16 = AudioFileFormat(SF_FORMAT_AIFF, SF_FORMAT_PCM_16, "AIFF PCM 16-bit")
     public static let aiff24 = AudioFileFormat(SF_FORMAT_AIFF, SF_FORMAT_PCM_24, "AIFF PCM 24-bit")
+    public static let caf16 = AudioFileFormat(SF_FORMAT_CAF, SF_FORMAT_PCM_16, "CAF PCM 16-bit")
 }
 
 /// Writes interleaved float frames to a new file (values in [−1, 1]; libsndfile converts to the encoding).
@@ -43,6 +44,29 @@ public final class AudioFileWriter {
     }
 
     deinit { close() }
+
+    /// Channel positions for the file's channel map (before writing any audio; CAF and WAVEX store it).
+    public enum ChannelPosition: Sendable { case left, right, center, frontLeft, frontRight, frontCenter, lfe,
+                                             rearLeft, rearRight }
+
+    /// Stores a channel map (call before the first write).
+    public func setChannelMap(_ positions: [ChannelPosition]) throws(AudioError) {
+        guard let file else { throw AudioError(.writeFailed, path: path, message: "channel map after close") }
+        let codes: [Int32] = positions.map {
+            switch $0 {
+            case .left: Int32(SF_CHANNEL_MAP_LEFT)
+            case .right: Int32(SF_CHANNEL_MAP_RIGHT)
+            case .center: Int32(SF_CHANNEL_MAP_CENTER)
+            case .frontLeft: Int32(SF_CHANNEL_MAP_FRONT_LEFT)
+            case .frontRight: Int32(SF_CHANNEL_MAP_FRONT_RIGHT)
+            case .frontCenter: Int32(SF_CHANNEL_MAP_FRONT_CENTER)
+            case .lfe: Int32(SF_CHANNEL_MAP_LFE)
+            case .rearLeft: Int32(SF_CHANNEL_MAP_REAR_LEFT)
+            case .rearRight: Int32(SF_CHANNEL_MAP_REAR_RIGHT)
+            }
+        }
+        try file.setChannelMap(codes)
+    }
 
     /// Appends interleaved frames (`samples.count` must be a multiple of `channelCount`).
     public func write(interleaved samples: [Float]) throws(AudioError) {

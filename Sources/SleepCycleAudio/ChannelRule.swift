@@ -6,13 +6,24 @@
 /// * 2 channels → analysed as stereo: channel 0 (left, "primary") and channel 1 (right, "secondary") stay separate,
 ///   never mixed, so a different sound in each channel stays in its channel.
 /// * 3 … `maxChannels` channels → two analysis channels: the front-left and front-right channels when the file
-///   carries a channel map naming them (WAVE_FORMAT_EXTENSIBLE, CAF, …), otherwise the first two channels (the
-///   left/right pair in the WAV/SMPTE, AIFF and FLAC default orders). The other channels are ignored, not mixed in:
-///   a surround or array recording's centre/LFE/rear feeds would blur the two-sleeper separation.
+///   carries a channel map naming them (CAF, WAVE_FORMAT_EXTENSIBLE, …); for Ogg Vorbis / Opus without one, the
+///   Vorbis order (Vorbis I spec §4.3.9, RFC 7845 §5.1.1.2: 3 ch L C R, 4 ch FL FR RL RR, 5–8 ch FL C FR …), i.e.
+///   channels 0 and 2 (0 and 1 for four); otherwise the first two channels (the left/right pair in the WAV/SMPTE,
+///   AIFF and FLAC default orders). The other channels are ignored, not mixed in: a surround or array recording's
+///   centre/LFE/rear feeds would blur the two-sleeper separation.
 /// * more than `maxChannels` → `AudioError.tooManyChannels` (bounds the decode buffer).
 public enum ChannelRule {
     /// Most channels an input may have.
     public static let maxChannels = 64
+
+    /// Front left/right indices of the Vorbis channel order (also Opus's mapping family 1) for `channelCount` ≥ 3.
+    public static func vorbisFrontPair(channelCount: Int) -> (left: Int, right: Int)? {
+        switch channelCount {
+        case 3, 5...8: return (0, 2)
+        case 4: return (0, 1)
+        default: return nil
+        }
+    }
 
     /// Source channel indices feeding analysis channels 0, 1 for an input with `channelCount` channels.
     /// `frontLeft` / `frontRight` are the indices a channel map names as such, if any.

@@ -104,6 +104,21 @@ final class SndFile {
         return ok == Int32(SF_TRUE) ? map : nil
     }
 
+    /// True for an Ogg container (Vorbis, Opus, …).
+    var isOgg: Bool { info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) }
+
+    /// Stores a channel map (`SF_CHANNEL_MAP_*` per channel) in a file being written (CAF, WAVEX, …).
+    func setChannelMap(_ map: [Int32]) throws(AudioError) {
+        guard let handle else { return }
+        var m = map
+        let ok = m.withUnsafeMutableBytes {
+            sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), $0.baseAddress, Int32($0.count))
+        }
+        guard ok == Int32(SF_TRUE) else {
+            throw AudioError(.invalidParameter, path: path, message: "this format cannot store the channel map \(map)")
+        }
+    }
+
     /// libsndfile's parse log for this file (used to detect headers that claim more data than present).
     func log() -> String {
         guard let handle else { return "" }

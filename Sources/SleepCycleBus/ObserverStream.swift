@@ -125,6 +125,14 @@ public final class ObserverFanOut<Element: Sendable>: @unchecked Sendable {
         for s in current { s.finish() }
     }
 
-    /// Re-opens a finished fan-out (a new session on the same engine).
-    public func reopen() { lock.lock(); finished = false; lock.unlock() }
+    /// Finishes the streams made so far but stays open: streams made later receive later items (the engine ends
+    /// its observers' loops at the end of a session; observers that subscribe afterwards see the next session).
+    public func finishCurrentStreams() {
+        lock.lock()
+        let current = streams
+        streams.removeAll()
+        for s in current { _dropped += s.droppedCount }
+        lock.unlock()
+        for s in current { s.finish() }
+    }
 }

@@ -61,7 +61,7 @@ struct BreathingEval: ParsableCommand {
                     + (e.channel.map { ",\"channel\":\"\($0.name)\"" } ?? "") + "}"
             }
             let name = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
-            print("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"elapsedSec\":\(elapsed),"
+            print("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"cpuSec\":\(cpuSec),"
                   + "\"traceSamples\":\(result.trace.reduce(0) { $0 + $1.values.count }),"
                   + "\"estimates\":[\(estimates.joined(separator: ","))]}")
         }

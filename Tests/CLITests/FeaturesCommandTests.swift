@@ -128,7 +128,7 @@ struct FeaturesCommandTests {
 
     @Test(arguments: ["missing", "empty", "text"])
     func badInputGivesOneLineNamingTheFile(kind: String) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sleepcycle-features-\(getpid())")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sleepcycle-features-\(getpid())-\(kind)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path: String

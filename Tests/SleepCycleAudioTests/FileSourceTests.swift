@@ -129,6 +129,38 @@ struct FileSourceTests {
         #expect(FileFixture.maxQuantisationError(channels[1], planar[1], bits: 16) < 0.01)
     }
 
+    @Test("More than two channels with a channel map (CAF layout MPEG 3.0 B: C, L, R): the mapped L/R are analysed")
+    func channelMapFrontPair() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let tones = [300.0, 900.0, 2_000.0]
+        let planar = tones.map { FileFixture.sine($0, rate: 16_000, count: 4_000, amplitude: 0.4) }
+        let path = dir.path("surround.caf")
+        let writer = try AudioFileWriter(path: path, format: .caf16, sampleRate: 16_000, channelCount: 3)
+        try writer.setChannelMap([.center, .left, .right])
+        try writer.write(channels: planar)
+        writer.close()
+        let source = try AudioFileSource(path: path)
+        #expect(source.sourceChannels == [1, 2])
+        let (channels, _, _) = try FileFixture.readAll(source)
+        #expect(FileFixture.maxQuantisationError(channels[0], planar[1], bits: 16) < 0.01)
+        #expect(FileFixture.maxQuantisationError(channels[1], planar[2], bits: 16) < 0.01)
+    }
+
+    @Test("Three-channel Ogg Vorbis follows the Vorbis order L, C, R: channels 0 and 2 are analysed")
+    func vorbisThreeChannels() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let tones = [500.0, 1_500.0, 3_000.0]
+        let planar = tones.map { FileFixture.sine($0, rate: 16_000, count: 8_000, amplitude: 0.4) }
+        let path = try FileFixture.writeFile(dir.path("lcr.ogg"), .oggVorbis, rate: 16_000, channels: planar)
+        let source = try AudioFileSource(path: path)
+        #expect(source.sourceChannels == [0, 2])
+        let (channels, _, _) = try FileFixture.readAll(source)
+        let l = channels[0][1_000..<7_000], r = channels[1][1_000..<7_000]
+        #expect(FileFixture.toneAmplitude(l, frequency: 500, rate: 16_000) > 0.35)
+        #expect(FileFixture.toneAmplitude(r, frequency: 3_000, rate: 16_000) > 0.35)
+        #expect(FileFixture.toneAmplitude(r, frequency: 1_500, rate: 16_000) < 0.01)
+    }
+
     @Test("ChannelRule: mono, stereo, channel-map front pair, fallback to the first two")
     func channelRule() {
         #expect(ChannelRule.analysisChannels(channelCount: 1) == [0])
@@ -137,6 +169,10 @@ struct FileSourceTests {
         #expect(ChannelRule.analysisChannels(channelCount: 3, frontLeft: 0, frontRight: 2) == [0, 2])
         #expect(ChannelRule.analysisChannels(channelCount: 3, frontLeft: 1, frontRight: 1) == [0, 1])
         #expect(ChannelRule.analysisChannels(channelCount: 3, frontLeft: 0, frontRight: 7) == [0, 1])
+        #expect(ChannelRule.vorbisFrontPair(channelCount: 3)! == (0, 2))
+        #expect(ChannelRule.vorbisFrontPair(channelCount: 4)! == (0, 1))
+        #expect(ChannelRule.vorbisFrontPair(channelCount: 6)! == (0, 2))
+        #expect(ChannelRule.vorbisFrontPair(channelCount: 2) == nil)
     }
 
     @Test("Mono down-mix is the per-sample mean of the channels")

@@ -111,3 +111,21 @@ import Testing
         #expect(ended == [3])
     }
 }
+
+@Suite struct ObserverFanOutSessionTests {
+    @Test func finishingCurrentStreamsLeavesTheFanOutOpenForLaterObservers() async {
+        let fan = ObserverFanOut<Int>(capacity: 4)
+        let first = fan.makeStream()
+        fan.yield(1)
+        fan.finishCurrentStreams()
+        var got: [Int] = []
+        for await v in first { got.append(v) }
+        #expect(got == [1])
+        let second = fan.makeStream()
+        fan.yield(2)
+        fan.finishCurrentStreams()
+        got.removeAll()
+        for await v in second { got.append(v) }
+        #expect(got == [2])
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SleepCycleBus
+import SleepCycleAudio
 @testable import SleepCycle
 
 @Suite struct EngineLifecycleTests {
@@ -89,5 +90,30 @@ import SleepCycleBus
         let elapsed = await clock.measure { _ = await engine.currentState }
         #expect(elapsed < .seconds(1))
         _ = try await engine.stopAnalysis()
+    }
+}
+
+@Suite struct EngineLiveSourceTests {
+    /// The engine with the host-pushed source: pushed audio and a hole in it come out as analysed audio and a
+    /// `missingInput` health interval; a second session on the same engine works and its streams are fresh.
+    @Test func injectedBuffersThroughTwoSessions() async throws {
+        let engine = SleepAnalysisEngine(options: .testing)
+        try await engine.initialize()
+        for session in 0..<2 {
+            let source = try InjectedAudioSource(sampleRate: 16_000, channels: 1)
+            let health = engine.audioHealthStream
+            let id = try await engine.startAnalysis(at: FileAnalysis.defaultStart, using: source)
+            try source.push([testNoise(count: 32_000, level: 0.1, seed: UInt64(session + 1))], at: 0)
+            try source.push([testNoise(count: 32_000, level: 0.1, seed: 9)], at: 64_000)     // 2-s hole
+            source.finish()
+            try await engine.waitForSourceEnd()
+            let result = try await engine.stopAnalysis()
+            #expect(result.sessionId == id)
+            #expect(result.analysedSamples == 96_000)
+            #expect(result.audioStatistics.healthIntervals.map(\.status) == [.healthy, .missingInput, .healthy])
+            var statuses: [AudioHealthStatus] = []
+            for await u in health { statuses.append(u.status) }
+            #expect(statuses == [.healthy, .missingInput, .healthy], "session \(session)")
+        }
     }
 }
