@@ -22,24 +22,25 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 /// approach of Avalur, "Human breath detection using a microphone", MSc thesis, Univ. Groningen, 2013):
 ///
 /// 1. The envelope (dB, ~10 Hz) is smoothed with a 5-tap binomial filter and linearly detrended.
-/// 2. **Autocorrelation.** r(L) = Σ x[i]x[i+L] / √(Σx[i]² · Σx[i+L]²) over the overlap (a Pearson-like
-///    normalisation that does not decay with lag), for lags from 0.4 s up to the longest breathing
-///    period (60/`minBpm` s) or a third of the window, whichever is shorter (at least three breaths).
-///    Among the local maxima, the period is the *first* one reaching 0.8 × the highest (the "key maximum"
-///    rule of McLeod & Wyvill, "A smarter way to find pitch", ICMC 2005), which avoids picking a multiple
-///    of the period. If that first peak is faster than `maxBpm` the rhythm is not breathing: no value.
-///    The lag is refined by parabolic interpolation.
-/// 3. **Spectrum.** The Hann-windowed envelope's power P(f) is evaluated directly (DFT at arbitrary
-///    frequencies, 0.5 breaths/min grid, then refined at 0.05) and the peak of the harmonic sum
-///    S(f) = P(f) + P(2f) + P(3f) over [`minBpm`, `maxBpm`] is taken: a train of inhale/exhale bursts has
-///    strong harmonics, often a second harmonic stronger than the fundamental, and summing them makes the
-///    breathing frequency win over its harmonics (harmonic summation, Hermes, "Measurement of pitch by
-///    subharmonic summation", JASA 83:257–264, 1988).
-/// 4. **Agreement.** The two must agree within max(1 breath/min, 10 %); otherwise no value.
-/// 5. **Confidence** = periodicity × spectral concentration, where periodicity is r at the chosen lag and
-///    concentration is the share of the envelope's 0.05–1.5 Hz power that lies within ±2 bins of the
-///    breathing frequency and its second harmonic, scaled so that a clean breathing rhythm gives ~1.
-///    A window is answered only when periodicity ≥ `minPeriodicity` and confidence ≥ `minConfidence`.
+/// 2. **Spectrum.** The Hann-windowed envelope's power P(f) is evaluated at arbitrary frequencies
+///    (Goertzel's recurrence) on a 0.5 breaths/min grid, refined at 0.05, from `minBpm`/1.1 (or three
+///    periods per window) to 1.1·`maxBpm`; its maximum is the spectral estimate.
+/// 3. **Autocorrelation.** r(L) = Σ x[i]x[i+L] / √(Σx[i]² · Σx[i+L]²) over the overlap (a Pearson-like
+///    normalisation that does not decay with lag), for lags up to the longest period searched or a third of
+///    the window (at least three breaths). Among its local maxima the one with the highest biased value
+///    r(L)·(n−L)/n is taken (the bias favours the period over its multiples; the normalised-autocorrelation
+///    period picking of pitch detectors, e.g. McLeod & Wyvill, "A smarter way to find pitch", ICMC 2005),
+///    refined by parabolic interpolation. Inhale and exhale are often separate bursts: if r at twice the lag
+///    exceeds r at the lag by `cycleDoublingMargin`, the doubled lag (the whole cycle) is tried first.
+/// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
+///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
+///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
+///    rate. Otherwise, or when the rate is outside [`minBpm`, `maxBpm`], no value. The rate reported is the
+///    mean of the two estimates.
+/// 5. **Confidence** = periodicity × min(1, concentration / 0.5), where periodicity is r at the chosen lag and
+///    concentration is the share of the envelope's 3–90 breaths/min power within ±2 bins of the rate and
+///    its second harmonic. A window is answered only when periodicity ≥ `minPeriodicity` and confidence ≥
+///    `minConfidence`.
 ///
 /// `analyze` allocates nothing after `init` (scratch buffers are sized for the longest window).
 public struct BreathingRateAnalyzer: Sendable {
@@ -70,6 +71,7 @@ public struct BreathingRateAnalyzer: Sendable {
     private var x: [Double]
     private var r: [Double]
     private var window: [Double]
+    private var powers: [Double] = []
     private var acLow = 1, acHigh = 0
 
     /// - Parameter capacity: the longest window (envelope samples) that will be analysed.
@@ -82,6 +84,7 @@ public struct BreathingRateAnalyzer: Sendable {
         x = [Double](repeating: 0, count: capacity)
         r = [Double](repeating: 0, count: capacity)
         window = [Double](repeating: 0, count: capacity)
+        powers.reserveCapacity(512)
     }
 
     /// Analyses `envelope` (dB values at `envelopeRateHz`); nil when there is no clear breathing rhythm.
@@ -174,14 +177,25 @@ public struct BreathingRateAnalyzer: Sendable {
     private mutating func computeAutocorrelation(count n: Int, minLag: Int, maxLag: Int) {
         acLow = max(1, minLag - 1); acHigh = min(n - 2, maxLag + 1)
         guard acHigh >= acLow else { return }
-        for lag in acLow...acHigh {
-            var sxy = 0.0, sxx = 0.0, syy = 0.0
-            for i in 0..<(n - lag) {
-                let a = x[i], b = x[i + lag]
-                sxy += a * b; sxx += a * a; syy += b * b
+        x.withUnsafeBufferPointer { v in
+            for lag in acLow...acHigh {
+                let m = n - lag
+                var sxy = SIMD4<Double>(repeating: 0), sxx = sxy, syy = sxy
+                var i = 0
+                while i + 4 <= m {
+                    let a = SIMD4(v[i], v[i + 1], v[i + 2], v[i + 3])
+                    let b = SIMD4(v[i + lag], v[i + lag + 1], v[i + lag + 2], v[i + lag + 3])
+                    sxy += a * b; sxx += a * a; syy += b * b
+                    i += 4
+                }
+                var xy = sxy.sum(), xx = sxx.sum(), yy = syy.sum()
+                while i < m {
+                    xy += v[i] * v[i + lag]; xx += v[i] * v[i]; yy += v[i + lag] * v[i + lag]
+                    i += 1
+                }
+                let d = (xx * yy).squareRoot()
+                r[lag] = d > 0 ? xy / d : 0
             }
-            let d = (sxx * syy).squareRoot()
-            r[lag] = d > 0 ? sxy / d : 0
         }
     }
 
@@ -206,18 +220,27 @@ public struct BreathingRateAnalyzer: Sendable {
         return (lag, y0 - 0.25 * (ym - yp) * shift)
     }
 
-    /// Power of the Hann-windowed `x` at `hz` (direct DFT evaluation).
-    private func power(atHz hz: Double, count n: Int) -> Double {
-        let w = 2 * Double.pi * hz / parameters.envelopeRateHz
-        let (c1, s1) = (cos(w), sin(w))
-        var c = 1.0, s = 0.0, re = 0.0, im = 0.0
-        for i in 0..<n {
-            let v = window[i]
-            re += v * c; im -= v * s
-            let cn = c * c1 - s * s1
-            s = s * c1 + c * s1; c = cn
+    /// Power |Σ w[i]·e^(−jωi)|² of the Hann-windowed `x` at the breathing rates `from + k·step` (breaths/min),
+    /// k = 0..<m, into `powers`. Goertzel's recurrence (Goertzel, Am Math Monthly 65:34, 1958), four
+    /// frequencies per pass in SIMD lanes.
+    private mutating func gridPowers(from: Double, step: Double, count m: Int, samples n: Int) {
+        powers.removeAll(keepingCapacity: true)
+        let toRadians = 2 * Double.pi / (60 * parameters.envelopeRateHz)
+        var k = 0
+        window.withUnsafeBufferPointer { w in
+            while k < m {
+                var coeff = SIMD4<Double>(repeating: 0)
+                for lane in 0..<4 { coeff[lane] = 2 * cos((from + Double(k + lane) * step) * toRadians) }
+                var s1 = SIMD4<Double>(repeating: 0), s2 = SIMD4<Double>(repeating: 0)
+                for i in 0..<n {
+                    let s0 = SIMD4<Double>(repeating: w[i]) + coeff * s1 - s2
+                    s2 = s1; s1 = s0
+                }
+                let p = s1 * s1 + s2 * s2 - coeff * s1 * s2
+                for lane in 0..<min(4, m - k) { powers.append(p[lane]) }
+                k += 4
+            }
         }
-        return re * re + im * im
     }
 
     /// Applies the Hann window to `x` (into `window`) before spectral evaluation.
@@ -230,38 +253,32 @@ public struct BreathingRateAnalyzer: Sendable {
 
     /// The frequency (breaths/min) of the highest envelope power in [low, high]: 0.5 breaths/min grid,
     /// refined on a 0.05 grid around the best point.
-    private func spectralPeak(count n: Int, low: Double, high: Double) -> (bpm: Double, power: Double) {
+    private mutating func spectralPeak(count n: Int, low: Double, high: Double) -> (bpm: Double, power: Double) {
+        let m = max(1, Int(((high - low) / 0.5).rounded(.down)) + 1)
+        gridPowers(from: low, step: 0.5, count: m, samples: n)
         var bestBpm = low, best = -1.0
-        var bpm = low
-        while bpm <= high + 1e-9 {
-            let p = power(atHz: bpm / 60, count: n)
-            if p > best { best = p; bestBpm = bpm }
-            bpm += 0.5
-        }
+        for (k, p) in powers.enumerated() where p > best { best = p; bestBpm = low + Double(k) * 0.5 }
         let centre = bestBpm
-        var fine = centre - 0.5
-        while fine <= centre + 0.5 + 1e-9 {
-            if fine >= low, fine <= high {
-                let p = power(atHz: fine / 60, count: n)
-                if p > best { best = p; bestBpm = fine }
-            }
-            fine += 0.05
+        gridPowers(from: centre - 0.5, step: 0.05, count: 21, samples: n)
+        for (k, p) in powers.enumerated() {
+            let f = centre - 0.5 + Double(k) * 0.05
+            if f >= low, f <= high, p > best { best = p; bestBpm = f }
         }
         return (bestBpm, best)
     }
 
     /// Share of the envelope power from 3 to 90 breaths/min that lies within ±2 bins (bin = fs/n) of the
     /// breathing frequency `bpm` or its second harmonic.
-    private func concentration(bpm: Double, count n: Int) -> Double {
+    private mutating func concentration(bpm: Double, count n: Int) -> Double {
         let binBpm = 60 * parameters.envelopeRateHz / Double(n)
-        var total = 0.0, near = 0.0
-        var f = 3.0
         let step = max(0.25, binBpm / 2)
-        while f <= 90 {
-            let p = power(atHz: f / 60, count: n)
+        let m = Int(((90 - 3) / step).rounded(.down)) + 1
+        gridPowers(from: 3, step: step, count: m, samples: n)
+        var total = 0.0, near = 0.0
+        for (k, p) in powers.enumerated() {
+            let f = 3 + Double(k) * step
             total += p
             if abs(f - bpm) <= 2 * binBpm || abs(f - 2 * bpm) <= 2 * binBpm { near += p }
-            f += step
         }
         return total > 0 ? near / total : 0
     }

@@ -1,8 +1,11 @@
 import SleepCycleBus
+import SleepCycleDSP
 
 /// Breathing rate from room audio: a bus consumer.
 ///
-/// Input: `.audio` (16 kHz, any block size, mono or stereo), `.gap`, `.sessionStarted`, `.sessionEnding`.
+/// Input: `.features` (default; band energies of the engine's feature frames) or `.audio` (16 kHz, any block
+/// size; `Configuration.envelopeSource`), `.audio` also for the channel count (mono or stereo), `.gap`,
+/// `.sessionStarted`, `.sessionEnding`.
 /// Output: `.breathingTrace` (the new envelope samples, ~10 Hz, dB, after every block that completed at
 /// least one) and `.breathingRate` (one estimate per answered window, timed at the window centre;
 /// `channel` is nil for mono, `.primary`/`.secondary` for stereo).
@@ -22,7 +25,18 @@ import SleepCycleBus
 /// `minimumSegmentSec` (the analyser itself requires three breath periods), so a recording shorter than
 /// the window still gets one estimate. Windows without a clear rhythm publish nothing.
 public struct BreathingRateEstimator: AnalysisConsumer {
+    /// Where the envelope comes from.
+    public enum EnvelopeSource: String, Sendable, Equatable {
+        /// Band energies (300–2000 Hz) of the `.features` frames the engine publishes: almost free.
+        case features
+        /// The `.audio` samples, decimated and band-passed here (`bandLowHz`…`bandHighHz`): for hosts that
+        /// publish no features.
+        case audio
+    }
+
     public struct Configuration: Sendable, Equatable {
+        /// Envelope input (default: the engine's feature frames).
+        public var envelopeSource: EnvelopeSource = .features
         /// Analysis window and hop (seconds).
         public var windowSec: Double = 60
         public var hopSec: Double = 30
@@ -44,6 +58,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
 
     struct ChannelState: Sendable {
         var envelope: BreathingEnvelope
+        var features: FeatureEnvelope
         /// Envelope samples of the current segment (at most `windowLength`).
         var buffer: [Float] = []
         /// Envelope block index of `buffer[0]`.
@@ -76,13 +91,18 @@ public struct BreathingRateEstimator: AnalysisConsumer {
             return []
         case .audio(let block):
             return process(block)
-        case .gap:
+        case .features(let block):
+            return process(block)
+        case .gap, .sessionEnding:
             var out: [AnalysisEvent] = []
-            for c in channels.indices { endSegment(c, into: &out) }
-            return out
-        case .sessionEnding:
-            var out: [AnalysisEvent] = []
-            for c in channels.indices { endSegment(c, into: &out) }
+            for c in channels.indices {
+                if configuration.envelopeSource == .features {
+                    scratch.removeAll(keepingCapacity: true)
+                    channels[c].features.flush(into: &scratch)
+                    ingest(channel: c, into: &out)
+                }
+                endSegment(c, into: &out)
+            }
             return out
         default:
             return []
@@ -93,38 +113,59 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         channels.count == 1 ? nil : AudioChannel(rawValue: c)
     }
 
-    private mutating func process(_ block: AudioBlock) -> [AnalysisEvent] {
-        let count = min(block.channels.count, 2)
-        if channels.count != count {
-            channels = (0..<count).map { _ in
-                ChannelState(envelope: BreathingEnvelope(
-                    hopLength: configuration.envelopeHopLength, lowHz: configuration.bandLowHz,
-                    highHz: configuration.bandHighHz, sampleRate: Double(AnalysisClock.sampleRate)))
-            }
-            for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength) }
+    /// Creates the per-channel state when the channel count changes (1 or 2 channels).
+    private mutating func ensureChannels(_ count: Int) {
+        let count = max(1, min(count, 2))
+        guard channels.count != count else { return }
+        channels = (0..<count).map { _ in
+            ChannelState(envelope: BreathingEnvelope(
+                hopLength: configuration.envelopeHopLength, lowHz: configuration.bandLowHz,
+                highHz: configuration.bandHighHz, sampleRate: Double(AnalysisClock.sampleRate)),
+                features: FeatureEnvelope(hopLength: configuration.envelopeHopLength))
         }
+        for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength) }
+    }
+
+    private mutating func process(_ block: AudioBlock) -> [AnalysisEvent] {
+        // The channel count comes from the audio in both modes (the engine publishes `.audio` first).
+        ensureChannels(block.channels.count)
+        guard configuration.envelopeSource == .audio else { return [] }
         var out: [AnalysisEvent] = []
-        for c in 0..<count {
+        for c in 0..<channels.count {
             scratch.removeAll(keepingCapacity: true)
             block.channels[c].withUnsafeBufferPointer {
                 channels[c].envelope.process($0, start: block.start, into: &scratch)
             }
-            guard !scratch.isEmpty else { continue }
-            var traceStart = scratch[0].index
-            var trace: [Float] = []
-            trace.reserveCapacity(scratch.count)
-            for sample in scratch {
-                let index = sample.index, value = sample.value
-                if !trace.isEmpty, index != traceStart + Int64(trace.count) {
-                    out.append(traceEvent(start: traceStart, values: trace, channel: c))
-                    trace.removeAll(keepingCapacity: true); traceStart = index
-                }
-                trace.append(value)
-                append(sample, channel: c, into: &out)
-            }
-            out.append(traceEvent(start: traceStart, values: trace, channel: c))
+            ingest(channel: c, into: &out)
         }
         return out
+    }
+
+    private mutating func process(_ block: FeatureBlock) -> [AnalysisEvent] {
+        guard configuration.envelopeSource == .features, block.channel >= 0, block.channel < 2 else { return [] }
+        if block.channel >= channels.count { ensureChannels(block.channel + 1) }
+        var out: [AnalysisEvent] = []
+        scratch.removeAll(keepingCapacity: true)
+        channels[block.channel].features.process(block, into: &scratch)
+        ingest(channel: block.channel, into: &out)
+        return out
+    }
+
+    /// Publishes the new envelope samples in `scratch` as trace chunks and adds them to the window.
+    private mutating func ingest(channel c: Int, into out: inout [AnalysisEvent]) {
+        guard !scratch.isEmpty else { return }
+        var traceStart = scratch[0].index
+        var trace: [Float] = []
+        trace.reserveCapacity(scratch.count)
+        for sample in scratch {
+            if !trace.isEmpty, sample.index != traceStart + Int64(trace.count) {
+                out.append(traceEvent(start: traceStart, values: trace, channel: c))
+                trace.removeAll(keepingCapacity: true); traceStart = sample.index
+            }
+            trace.append(sample.value)
+            append(sample, channel: c, into: &out)
+        }
+        out.append(traceEvent(start: traceStart, values: trace, channel: c))
     }
 
     private func traceEvent(start: Int64, values: [Float], channel c: Int) -> AnalysisEvent {
@@ -160,7 +201,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         if !channels[c].sliding, n >= minimum { analyze(c, count: n, into: &out) }
         channels[c].buffer.removeAll(keepingCapacity: true)
         channels[c].sliding = false
-        if resetEnvelope { channels[c].envelope.reset() }
+        if resetEnvelope { channels[c].envelope.reset(); channels[c].features.reset() }
     }
 
     private mutating func analyze(_ c: Int, count n: Int, into out: inout [AnalysisEvent]) {

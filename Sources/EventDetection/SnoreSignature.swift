@@ -54,7 +54,7 @@ public struct SnoreSignature: Sendable {
 /// the nearest mean direction (bounded O(maxDirect³) time, O(maxDirect²) memory).
 public enum SnorerClustering {
     /// Default stopping distance, measured by Benchmarks/Scripts/detection/evaluate_signatures.py.
-    public static let defaultThreshold: Float = 0.75
+    public static let defaultThreshold: Float = 0.9
 
     /// Cluster label per signature (0 = the cluster of the first signature, labels in order of first appearance).
     public static func cluster(signatures: [[Float]], threshold: Float = defaultThreshold, maxDirect: Int = 400) -> [Int] {

@@ -98,11 +98,17 @@ public final class AnalysisPipeline {
         start()
         guard !ended else { return false }
         switch read {
-        case .audio(let start, let channels):
+        case .audio(var start, var channels):
+            if start < position {
+                // Audio repeating time already analysed (sources promise not to): drop the repeat.
+                let skip = Int(min(position - start, SampleTime(channels.first?.count ?? 0)))
+                channels = channels.map { Array($0.dropFirst(skip)) }
+                start += SampleTime(skip)
+            }
             let frames = channels.first?.count ?? 0
             guard frames > 0 else { return true }
             if start > position { gap(start: position, length: start - position, reason: .missingInput) }
-            let blockStart = max(start, position)
+            let blockStart = start
             publishSideInputs(before: blockStart + SampleTime(frames))
             bus.publish(.audio(AudioBlock(start: blockStart, channels: channels)))
             for (c, extractor) in extractors.enumerated() where c < channels.count {

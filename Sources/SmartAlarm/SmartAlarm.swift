@@ -14,7 +14,7 @@ import SleepCycleBus
 ///   time never fires.
 ///
 /// Publishes exactly one `.alarm(AlarmFired(time:rule:))` per session.
-public struct SmartAlarm: AnalysisConsumer {
+public struct SmartAlarm: AnalysisConsumer, Sendable {
     public struct Configuration: Sendable {
         public var sustainedEpochs = 2
         public var burstEvents = 2

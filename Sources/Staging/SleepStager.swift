@@ -17,7 +17,7 @@ import SleepCycleBus
 /// training data has it); an epoch with at least `snoreSleepSeconds` of snoring that the model calls awake is
 /// scored light (a rule, not learned). `.breathingRate` estimates are summarised per epoch (`EpochInputs`) but
 /// not used by the model, which was trained without them.
-public struct SleepStager: AnalysisConsumer {
+public struct SleepStager: AnalysisConsumer, Sendable {
     public struct Configuration: Sendable {
         public var epochSeconds: Double = 30
         /// Extra stream time waited after an epoch ends before deciding it, so late event detections count.

@@ -23,6 +23,9 @@ struct BreathingEval: ParsableCommand {
     @Option(help: "Analysis hop (seconds).")
     var hopSec: Double = 30
 
+    @Option(help: "Envelope input: features (the engine's feature frames) or audio.")
+    var envelope: String = "features"
+
     @Argument(help: "Raw float32 files (16 kHz, interleaved).")
     var files: [String]
 
@@ -30,12 +33,16 @@ struct BreathingEval: ParsableCommand {
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2, got \(channels)") }
         guard blockSize > 0 else { throw ValidationError("--block-size must be positive, got \(blockSize)") }
         guard windowSec > 0, hopSec > 0 else { throw ValidationError("--window-sec and --hop-sec must be positive") }
+        guard BreathingRateEstimator.EnvelopeSource(rawValue: envelope) != nil else {
+            throw ValidationError("--envelope must be features or audio, got \(envelope)")
+        }
     }
 
     func run() throws {
         var config = BreathingRateEstimator.Configuration()
         config.windowSec = windowSec
         config.hopSec = hopSec
+        config.envelopeSource = BreathingRateEstimator.EnvelopeSource(rawValue: envelope) ?? .features
         for path in files {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ValidationError("\(path): cannot read file")
@@ -43,13 +50,16 @@ struct BreathingEval: ParsableCommand {
             guard data.count % (4 * channels) == 0 else {
                 throw ValidationError("\(path): size \(data.count) is not a whole number of \(channels)-channel float32 frames")
             }
-            let frames = data.count / (4 * channels)
-            var signal = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channels)
+            let channelCount = channels  // read the option once, not per sample
+            let frames = data.count / (4 * channelCount)
+            var signal = [[Float]](repeating: [Float](repeating: 0, count: frames), count: channelCount)
             data.withUnsafeBytes { raw in
-                for i in 0..<frames {
-                    for c in 0..<channels {
-                        let bits = raw.loadUnaligned(fromByteOffset: (i * channels + c) * 4, as: UInt32.self)
-                        signal[c][i] = Float(bitPattern: UInt32(littleEndian: bits))
+                for c in 0..<channelCount {
+                    signal[c].withUnsafeMutableBufferPointer { out in
+                        for i in 0..<frames {
+                            let bits = raw.loadUnaligned(fromByteOffset: (i * channelCount + c) * 4, as: UInt32.self)
+                            out[i] = Float(bitPattern: UInt32(littleEndian: bits))
+                        }
                     }
                 }
             }
@@ -62,7 +72,7 @@ struct BreathingEval: ParsableCommand {
             }
             let name = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
             print("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"cpuSec\":\(cpuSec),"
-                  + "\"traceSamples\":\(result.trace.reduce(0) { $0 + $1.values.count }),"
+                  + "\"estimatorCpuSec\":\(result.estimatorCPUSec),\"traceSamples\":\(result.trace.reduce(0) { $0 + $1.values.count }),"
                   + "\"estimates\":[\(estimates.joined(separator: ","))]}")
         }
     }

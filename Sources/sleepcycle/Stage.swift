@@ -22,7 +22,7 @@ struct Stage: AsyncParsableCommand {
     var format: Format = .json
 
     func run() async throws {
-        let stages: [SleepStageName]
+        let stages: [String]
         let hours: [Double]
         do {
             let table = try EpochsCSV.load(path: epochs)
@@ -50,5 +50,3 @@ struct Stage: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data(out.utf8))
     }
 }
-
-private typealias SleepStageName = String

@@ -7,13 +7,14 @@ import SleepCycleBus
     let bg = TestSignals.background(1e-4)
 
     /// Signatures of `count` snores of one synthetic snorer (resonances `peaks`), at varying levels.
-    func snores(_ peaks: [Int], count: Int, seed: UInt64) throws -> [[Float]] {
+    func snores(_ peaks: [Int], base: Float = 0.02, count: Int, seed: UInt64) throws -> [[Float]] {
         let sig = try SnoreSignature.builtIn()
         var out: [[Float]] = []
         var rng = TestSignals.LCG(state: seed)
         for i in 0..<count {
             let level = 1e-2 * pow(10, 2 * rng.next())          // 20 dB level spread, 13-33 dB over the floor
-            let shape = TestSignals.snorerShape(peaks: peaks.map { $0 + (rng.next() < 0.5 ? 0 : 1) }, level: level)
+            let shape = TestSignals.snorerShape(peaks: peaks.map { $0 + (rng.next() < 0.5 ? 0 : 1) }, level: level,
+                                                base: base)
             let rows = TestSignals.frames(seconds: 10, background: bg, events: [(5, 6.2, shape)], seed: seed + UInt64(i))
             let segs = try TestSignals.segments(rows)
             try #require(segs.count == 1)
@@ -36,10 +37,13 @@ import SleepCycleBus
 
     @Test func twoSnorersClusterApart() throws {
         let a = try snores([3, 9], count: 12, seed: 10)
-        let b = try snores([7, 20], count: 12, seed: 99)
+        let b = try snores([16, 27], base: 0.3, count: 12, seed: 99)
         // Interleaved as in a night with two snorers.
         var all: [[Float]] = []
         for i in 0..<12 { all.append(a[i]); all.append(b[i]) }
+        // Same snorer close, different snorers apart (cosine distance of unit signatures).
+        #expect(1 - SnorerClustering.dot(a[0], a[1]) < 0.3)
+        #expect(1 - SnorerClustering.dot(a[0], b[0]) > SnorerClustering.defaultThreshold)
         let labels = SnorerClustering.cluster(signatures: all)
         #expect(Set(labels).count == 2)
         for i in 0..<12 {
@@ -58,7 +62,7 @@ import SleepCycleBus
 
     @Test func largeNightsStayBoundedAndConsistent() throws {
         // More signatures than `maxDirect`: subset clustering + nearest-centroid assignment.
-        let a = try snores([3, 9], count: 6, seed: 10), b = try snores([7, 20], count: 6, seed: 99)
+        let a = try snores([3, 9], count: 6, seed: 10), b = try snores([16, 27], base: 0.3, count: 6, seed: 99)
         var all: [[Float]] = []
         for i in 0..<300 { all.append(i % 2 == 0 ? a[i % 6] : b[i % 6]) }
         let labels = SnorerClustering.cluster(signatures: all, maxDirect: 50)

@@ -23,9 +23,9 @@ enum TestSignals {
     }
 
     /// A "snorer": a spectral envelope with resonances at `peaks` (band indices).
-    static func snorerShape(peaks: [Int], level: Float) -> [Float] {
+    static func snorerShape(peaks: [Int], level: Float, base: Float = 0.02) -> [Float] {
         (0..<40).map { b in
-            var v: Float = 0.02
+            var v: Float = base
             for p in peaks { v += exp(-Float((b - p) * (b - p)) / 6) }
             return level * v
         }

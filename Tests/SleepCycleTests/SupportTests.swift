@@ -113,3 +113,29 @@ import SleepCycleBus
         #expect(log == ["motion5", "audio0", "hr20000", "audio16000", "hr90000", "ending"])
     }
 }
+
+@Suite struct PipelineTimelineTests {
+    @Test func holesBecomeGapsAndRepeatsAreDropped() throws {
+        let a = [Float](repeating: 0.1, count: 1000)
+        let source = ScriptedSource(steps: [.audio([a])])
+        let pipeline = try AnalysisPipeline(info: testSessionInfo(), format: source.format, sourcePath: "x",
+                                            options: .testing)
+        var log: [String] = []
+        pipeline.bus.observe { e in
+            switch e {
+            case .audio(let b): log.append("audio\(b.start)+\(b.frameCount)")
+            case .gap(let g): log.append("gap\(g.start)+\(g.length)")
+            default: break
+            }
+        }
+        pipeline.process(.audio(start: 0, channels: [a]))
+        pipeline.process(.audio(start: 1500, channels: [a]))        // a 500-sample hole
+        pipeline.process(.audio(start: 2000, channels: [a]))        // repeats 2000..<2500
+        pipeline.process(.gap(start: 3000, length: 100, reason: .overrun))
+        let result = pipeline.finish()
+        #expect(log == ["audio0+1000", "gap1000+500", "audio1500+1000", "audio2500+500", "gap3000+100"])
+        #expect(result.analysedSamples == 3100)
+        #expect(result.audioStatistics.gapCount == 2)
+        #expect(result.audioStatistics.overrunCount == 1)
+    }
+}

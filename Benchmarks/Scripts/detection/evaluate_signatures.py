@@ -59,7 +59,7 @@ def cluster(S, threshold):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--threshold", type=float, default=0.75)
+    ap.add_argument("--threshold", type=float, default=0.9)
     args = ap.parse_args()
     its = D.items()
     model = json.load(open(T.MODEL_PATH))

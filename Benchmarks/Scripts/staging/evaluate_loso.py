@@ -40,7 +40,7 @@ def online_path(model, cols):
     out = []
     for i in range(len(cols["time_hours"])):
         part = {k: np.asarray(v)[: i + 1] for k, v in cols.items()}
-        x = sm.design_matrix(part, spec, quiet_count_prior=60)[-1:]
+        x = sm.design_matrix(part, spec, quiet_count_prior=60, rows=[i])
         e = sm.emission_log(model, sm.predict_proba(model, x))[0]
         pred = np.array(model["initial"]) if belief is None else belief @ A
         b = pred * np.exp(e - e.max())

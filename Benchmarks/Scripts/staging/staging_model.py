@@ -73,33 +73,36 @@ def zscore(x, quiet_prior=0):
     return (x - m) / s if s > 1e-12 else np.zeros_like(x)
 
 
-def _gather(x, offsets):
+def _gather(x, offsets, rows):
     n = len(x)
-    return x[np.clip(np.arange(n)[:, None] + np.asarray(offsets)[None, :], 0, n - 1)]
+    return x[np.clip(rows[:, None] + np.asarray(offsets)[None, :], 0, n - 1)]
 
 
-def design_matrix(cols, spec, quiet_count_prior=0):
-    """Design matrix (n_epochs x len(spec)) of one night. Windows are clamped to the night (edge replication)."""
+def design_matrix(cols, spec, quiet_count_prior=0, rows=None):
+    """Design matrix (n_epochs x len(spec)) of one night. Windows are clamped to the night (edge replication).
+    rows: optional epoch indices to compute (default all)."""
+    n = len(cols["time_hours"]) if "time_hours" in cols else len(next(iter(cols.values())))
+    rows = np.arange(n) if rows is None else np.asarray(rows)
     z = {}
     out = []
     for kind, name, w in spec:
         if kind == "raw":
-            out.append(np.asarray(cols[name], dtype=float)); continue
+            out.append(np.asarray(cols[name], dtype=float)[rows]); continue
         if kind == "square":
-            v = np.asarray(cols[name], dtype=float); out.append(v * v); continue
+            v = np.asarray(cols[name], dtype=float)[rows]; out.append(v * v); continue
         if name not in z:
             z[name] = zscore(transformed(name, cols[name]), quiet_count_prior if name == "count" else 0)
         x = z[name]
         if kind == "zmean":
-            out.append(_gather(x, np.arange(-(w // 2), w // 2 + 1)).mean(axis=1))
+            out.append(_gather(x, np.arange(-(w // 2), w // 2 + 1), rows).mean(axis=1))
         elif kind == "zstd":
-            g = _gather(x, np.arange(-(w // 2), w // 2 + 1))
+            g = _gather(x, np.arange(-(w // 2), w // 2 + 1), rows)
             m = g.mean(axis=1, keepdims=True)
             out.append(np.sqrt(((g - m) ** 2).mean(axis=1)))
         elif kind == "zpast":
-            out.append(_gather(x, -np.arange(1, w + 1)).mean(axis=1))
+            out.append(_gather(x, -np.arange(1, w + 1), rows).mean(axis=1))
         elif kind == "zfuture":
-            out.append(_gather(x, np.arange(1, w + 1)).mean(axis=1))
+            out.append(_gather(x, np.arange(1, w + 1), rows).mean(axis=1))
         else:
             raise ValueError(kind)
     return np.column_stack(out)

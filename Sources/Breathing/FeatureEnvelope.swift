@@ -1,0 +1,67 @@
+import Foundation
+import SleepCycleDSP
+
+/// The breathing envelope from the engine's feature frames: the same 10-Hz log band energy as
+/// `BreathingEnvelope`, read from `FeatureBlock` band energies instead of filtering the audio again.
+///
+/// Each frame's power in 300–2000 Hz is Σ_b E_b·n_b over the `FeatureLayout.bandEdgesHz` bands 300–600,
+/// 600–1000 and 1000–2000 Hz (E_b = mean power per FFT bin, n_b = bins in the band for the block's
+/// frame length), divided by Σ n_b (mean power per bin over the band). Frames are grouped by their centre
+/// sample into the 100-ms blocks of the session timeline (block k holds centres in [k·hop, (k+1)·hop)),
+/// and the block value is 10·log10(mean + 1e-10). Costs a few additions per frame.
+/// Band-energy definition: FrameFeatureExtractor (SleepCycleDSP), after librosa's power spectrogram.
+struct FeatureEnvelope: Sendable {
+    let hopLength: Int
+    /// Feature bands summed (indices into the band-energy columns).
+    private let bands = 2...4
+    private var block: Int64?
+    private var sum: Double = 0
+    private var count = 0
+
+    init(hopLength: Int) {
+        precondition(hopLength > 0, "envelope hop must be positive")
+        self.hopLength = hopLength
+    }
+
+    mutating func reset() { block = nil; sum = 0; count = 0 }
+
+    /// Bins of an FFT of `frameLength` samples at 16 kHz in each band of `bands`.
+    private func binCounts(frameLength: Int) -> [Int] {
+        let binHz = Double(16_000) / Double(frameLength)
+        return bands.map { b in
+            let lo = Double(FeatureLayout.bandEdgesHz[b]), hi = Double(FeatureLayout.bandEdgesHz[b + 1])
+            return (0...(frameLength / 2)).filter { Double($0) * binHz >= lo && Double($0) * binHz < hi }.count
+        }
+    }
+
+    /// Adds the frames of `features`; appends every completed block to `output`.
+    mutating func process(_ features: FeatureBlock, into output: inout [EnvelopeSample]) {
+        guard features.count > 0 else { return }
+        let counts = binCounts(frameLength: features.frameLength)
+        let total = Double(counts.reduce(0, +))
+        guard total > 0 else { return }
+        let hop = Int64(hopLength)
+        for i in 0..<features.count {
+            let centre = features.start + Int64(i * features.hopLength)
+            let k = centre >= 0 ? centre / hop : (centre - hop + 1) / hop
+            if block != k {
+                flush(into: &output)
+                block = k
+            }
+            var power = 0.0
+            for (j, b) in bands.enumerated() {
+                power += Double(features[frame: i, FeatureLayout.bandEnergy + b]) * Double(counts[j])
+            }
+            sum += power / total
+            count += 1
+        }
+    }
+
+    /// Emits the block being accumulated (if it holds at least two frames) and starts afresh.
+    mutating func flush(into output: inout [EnvelopeSample]) {
+        if let b = block, count >= 2 {
+            output.append(EnvelopeSample(index: b, value: Float(10 * log10(sum / Double(count) + 1e-10))))
+        }
+        block = nil; sum = 0; count = 0
+    }
+}
