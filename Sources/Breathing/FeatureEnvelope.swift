@@ -17,6 +17,10 @@ struct FeatureEnvelope: Sendable {
     private var block: Int64?
     private var sum: Double = 0
     private var count = 0
+    /// Bins per band for `cachedFrameLength` (computed once per frame length).
+    private var cachedFrameLength = 0
+    private var weights: (Double, Double, Double) = (0, 0, 0)
+    private var totalBins = 0.0
 
     init(hopLength: Int) {
         precondition(hopLength > 0, "envelope hop must be positive")
@@ -37,9 +41,15 @@ struct FeatureEnvelope: Sendable {
     /// Adds the frames of `features`; appends every completed block to `output`.
     mutating func process(_ features: FeatureBlock, into output: inout [EnvelopeSample]) {
         guard features.count > 0 else { return }
-        let counts = binCounts(frameLength: features.frameLength)
-        let total = Double(counts.reduce(0, +))
+        if features.frameLength != cachedFrameLength {
+            let counts = binCounts(frameLength: features.frameLength)
+            weights = (Double(counts[0]), Double(counts[1]), Double(counts[2]))
+            totalBins = Double(counts.reduce(0, +))
+            cachedFrameLength = features.frameLength
+        }
+        let total = totalBins
         guard total > 0 else { return }
+        let e = FeatureLayout.bandEnergy
         let hop = Int64(hopLength)
         for i in 0..<features.count {
             let centre = features.start + Int64(i * features.hopLength)
@@ -48,10 +58,9 @@ struct FeatureEnvelope: Sendable {
                 flush(into: &output)
                 block = k
             }
-            var power = 0.0
-            for (j, b) in bands.enumerated() {
-                power += Double(features[frame: i, FeatureLayout.bandEnergy + b]) * Double(counts[j])
-            }
+            let power = Double(features[frame: i, e + bands.lowerBound]) * weights.0
+                + Double(features[frame: i, e + bands.lowerBound + 1]) * weights.1
+                + Double(features[frame: i, e + bands.lowerBound + 2]) * weights.2
             sum += power / total
             count += 1
         }

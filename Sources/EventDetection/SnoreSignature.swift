@@ -50,7 +50,7 @@ public struct SnoreSignature: Sendable {
 /// Agglomerative clustering with average linkage (UPGMA; Sokal & Michener 1958) on cosine distance
 /// `1 − a·b` of the L2-normalised signatures; merging stops when the closest pair of clusters is farther apart
 /// than `threshold`, so the number of clusters is automatic. Deterministic (ties broken by index). For more than
-/// `maxDirect` signatures, an evenly spaced subset is clustered and every other signature joins the cluster with
+/// `maxDirect` signatures, a fixed pseudo-random subset is clustered and every other signature joins the cluster with
 /// the nearest mean direction (bounded O(maxDirect³) time, O(maxDirect²) memory).
 public enum SnorerClustering {
     /// Default stopping distance, measured by Benchmarks/Scripts/detection/evaluate_signatures.py.
@@ -60,8 +60,11 @@ public enum SnorerClustering {
     public static func cluster(signatures: [[Float]], threshold: Float = defaultThreshold, maxDirect: Int = 400) -> [Int] {
         let n = signatures.count
         guard n > 1 else { return [Int](repeating: 0, count: n) }
-        let step = max(1, (n + maxDirect - 1) / maxDirect)
-        let direct = Array(stride(from: 0, to: n, by: step))
+        // Subset: the first `maxDirect` indices in a fixed pseudo-random order (Knuth's multiplicative hash), so a
+        // night whose snorers alternate regularly is still sampled evenly; all of them when n ≤ maxDirect.
+        let direct: [Int] = n <= maxDirect ? Array(0..<n)
+            : (0..<n).sorted { (UInt32(truncatingIfNeeded: $0) &* 2_654_435_761, $0) < (UInt32(truncatingIfNeeded: $1) &* 2_654_435_761, $1) }
+                .prefix(maxDirect).sorted()
         let m = direct.count
         // Pairwise distances of the directly clustered subset.
         var dist = [Float](repeating: 0, count: m * m)

@@ -97,10 +97,29 @@ public enum PipelineBuilder {
         return provided
     }
 
-    /// The night statistics from the final stage epochs and events (the SleepStatistics module's function once
-    /// wired; until then `SessionStatisticsFallback`).
+    /// The night statistics from the final stage epochs and events: the SleepStatistics module's `NightStatistics`
+    /// (conventions in docs/0007) over the whole analysed recording as time in bed (`bedStart` 0, `bedEnd` the
+    /// end), converted to seconds and dates. As the JSON contract fixes, when there was no sleep (`finalWakeTime`
+    /// nil) every other statistic is reported as 0.
     public static func statistics(epochs: [StageEpoch], events: [SoundEvent], end: SampleTime,
                                   clock: AnalysisClock) -> SleepSessionStatistics {
-        SessionStatisticsFallback.compute(epochs: epochs, events: events, end: end, clock: clock)
+        var stats = SleepSessionStatistics()
+        for stage in SleepStage.allCases { stats.sleepStageDurations[stage] = 0 }
+        let night = NightStatistics(hypnogram: epochs.sorted { $0.start < $1.start }, events: events,
+                                    bedStart: 0, bedEnd: end)
+        guard let finalWake = night.finalWakeTime else { return stats }
+        stats.finalWakeTime = clock.date(of: finalWake)
+        stats.totalSleepDuration = AnalysisClock.seconds(night.totalSleepDuration)
+        stats.sleepOnsetLatency = AnalysisClock.seconds(night.sleepOnsetLatency)
+        stats.sleepEfficiency = night.sleepEfficiency
+        stats.numberOfAwakenings = night.numberOfAwakenings
+        stats.snoreTime = AnalysisClock.seconds(night.snoreTime)
+        stats.snoreSessions = night.snoreSessions.map {
+            DateInterval(start: clock.date(of: $0.start), end: clock.date(of: $0.end))
+        }
+        for stage in SleepStage.allCases {
+            stats.sleepStageDurations[stage] = AnalysisClock.seconds(night.sleepStageDurations[stage] ?? 0)
+        }
+        return stats
     }
 }

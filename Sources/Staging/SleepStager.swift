@@ -15,7 +15,7 @@ import SleepCycleBus
 /// otherwise the seconds of movement, talking and coughing events per epoch; `hr` from `.heartRate`;
 /// `time_hours` and `cosine` from the epoch's time since the session started. Snoring is not a model input (no
 /// training data has it); an epoch with at least `snoreSleepSeconds` of snoring that the model calls awake is
-/// scored light (a rule, not learned). `.breathingRate` estimates are summarised per epoch (`EpochInputs`) but
+/// scored light (a rule, not learned). `.breathingRate` estimates are averaged per epoch (`EpochInputs`) but
 /// not used by the model, which was trained without them.
 public struct SleepStager: AnalysisConsumer, Sendable {
     public struct Configuration: Sendable {
@@ -30,14 +30,16 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         public init() {}
     }
 
-    /// What the stager knew about one epoch.
+    /// What the stager knew about one epoch (per-epoch summaries only: memory grows with epochs, not samples).
     public struct EpochInputs: Sendable {
         public var activitySeconds = 0.0
         public var snoreSeconds = 0.0
-        public var motion: [Double] = []
-        public var heartRates: [Double] = []
-        public var breathingRates: [Double] = []
-        public var meanBreathingRate: Double? { breathingRates.isEmpty ? nil : breathingRates.reduce(0, +) / Double(breathingRates.count) }
+        /// Mean accelerometer activity of the epoch's `.motion` samples.
+        public var motion: Double?
+        /// Mean heart rate (bpm; RR intervals converted) of the epoch's `.heartRate` samples.
+        public var heartRate: Double?
+        /// Mean breathing rate (breaths/min) of the epoch's `.breathingRate` estimates (not a model input).
+        public var breathingRate: Double?
     }
 
     /// idle → running (after `.sessionStarted` or the first timed event) → finished (after `.sessionEnding`).
@@ -52,9 +54,15 @@ public struct SleepStager: AnalysisConsumer, Sendable {
 
     private var intervals: [(type: EventType, start: SampleTime, end: SampleTime)] = []
     private var open: [Int: SoundEvent] = [:]
-    private var pendingHR: [(SampleTime, Double)] = []
-    private var pendingMotion: [(SampleTime, Double)] = []
-    private var pendingBreathing: [(SampleTime, Double)] = []
+    /// Running sums per epoch index (samples may arrive before their epoch is decided).
+    private var hrSums: [Int: Sum] = [:]
+    private var motionSums: [Int: Sum] = [:]
+    private var breathingSums: [Int: Sum] = [:]
+    struct Sum: Sendable {
+        var total = 0.0, count = 0
+        var mean: Double? { count > 0 ? total / Double(count) : nil }
+        mutating func add(_ v: Double) { total += v; count += 1 }
+    }
     private var filter = StageDecoder.ForwardFilter()
     private var clock: SampleTime = 0
 
@@ -101,13 +109,13 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             intervals.append((e.type, e.start, e.end))
             return []
         case .heartRate(let s):
-            if let bpm = s.bpm ?? s.rrMs.map({ 60_000 / $0 }) { pendingHR.append((s.time, bpm)) }
+            if let bpm = s.bpm ?? s.rrMs.map({ 60_000 / $0 }) { hrSums[epochIndex(s.time), default: Sum()].add(bpm) }
             return []
         case .motion(let m):
-            pendingMotion.append((m.time, m.activity))
+            motionSums[epochIndex(m.time), default: Sum()].add(m.activity)
             return []
         case .breathingRate(let b):
-            pendingBreathing.append((b.time, b.bpm))
+            breathingSums[epochIndex(b.time), default: Sum()].add(b.bpm)
             return []
         case .sessionEnding(let end):
             var out = advance(to: end, final: true)
@@ -181,33 +189,32 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             case .movement, .talking, .coughing: inputs.activitySeconds += overlap(a, b)
             }
         }
-        inputs.heartRates = pendingHR.filter { $0.0 >= start && $0.0 < end }.map(\.1)
-        inputs.motion = pendingMotion.filter { $0.0 >= start && $0.0 < end }.map(\.1)
-        inputs.breathingRates = pendingBreathing.filter { $0.0 >= start && $0.0 < end }.map(\.1)
+        inputs.heartRate = hrSums[k]?.mean
+        inputs.motion = motionSums[k]?.mean
+        inputs.breathingRate = breathingSums[k]?.mean
         epochInputs[k] = inputs
     }
 
+    private func epochIndex(_ t: SampleTime) -> Int { Int(max(0, t) / epochLength) }
+
     private var availableInputs: Set<StagingInput> {
         var s: Set<StagingInput> = [.timeHours, .count, .cosine]
-        if !pendingHR.isEmpty { s.insert(.hr) }
+        if !hrSums.isEmpty { s.insert(.hr) }
         return s
     }
 
     /// Model inputs for the first `n` epochs.
     func table(epochs n: Int) -> EpochTable {
         let inputs = epochInputs.prefix(n)
-        let useMotion = !pendingMotion.isEmpty
-        let activity = inputs.map { e in
-            useMotion ? (e.motion.isEmpty ? 0 : e.motion.reduce(0, +) / Double(e.motion.count)) : e.activitySeconds
-        }
+        let useMotion = !motionSums.isEmpty
+        let activity = inputs.map { e in useMotion ? e.motion ?? 0 : e.activitySeconds }
         let hours = (0..<n).map { Double($0) * configuration.epochSeconds / 3600 }
         var columns: [StagingInput: [Double]] = [
             .timeHours: hours,
             .count: WalchProxies.smoothedCount(activity, epochSeconds: configuration.epochSeconds),
             .cosine: hours.map { WalchProxies.cosine(hoursSinceStart: $0) },
         ]
-        let bpm = inputs.map { $0.heartRates.isEmpty ? nil : $0.heartRates.reduce(0, +) / Double($0.heartRates.count) }
-        if let hr = WalchProxies.heartRateFeature(bpm, epochSeconds: configuration.epochSeconds) { columns[.hr] = hr }
+        if let hr = WalchProxies.heartRateFeature(inputs.map(\.heartRate), epochSeconds: configuration.epochSeconds) { columns[.hr] = hr }
         return EpochTable(columns: columns)
     }
 }

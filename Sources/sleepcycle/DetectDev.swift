@@ -25,6 +25,12 @@ struct SceneOptions: ParsableArguments {
     var output: String = "-"
 }
 
+/// A one-line error naming the file and the problem.
+struct DetectDevError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// Reads scenes one at a time (bounded memory per scene).
 struct SceneReader {
     let handle: FileHandle
@@ -33,7 +39,7 @@ struct SceneReader {
         self.path = path
         if path == "-" { handle = .standardInput } else {
             guard let h = FileHandle(forReadingAtPath: path) else {
-                throw ValidationError("\(path): cannot open the scene stream")
+                throw DetectDevError("\(path): cannot open the scene stream")
             }
             handle = h
         }
@@ -41,13 +47,13 @@ struct SceneReader {
     func next() throws -> [Float]? {
         guard let header = try handle.read(upToCount: 8), header.count == 8 else { return nil }
         let n = header.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
-        guard n >= 0, n < 1 << 34 else { throw ValidationError("\(path): bad scene length \(n)") }
+        guard n >= 0, n < 1 << 34 else { throw DetectDevError("\(path): bad scene length \(n)") }
         var samples = [Float](repeating: 0, count: Int(n))
         var got = 0
         try samples.withUnsafeMutableBytes { raw in
             while got < raw.count {
                 guard let d = try handle.read(upToCount: min(raw.count - got, 1 << 24)), !d.isEmpty else {
-                    throw ValidationError("\(path): scene truncated (\(got) of \(raw.count) bytes)")
+                    throw DetectDevError("\(path): scene truncated (\(got) of \(raw.count) bytes)")
                 }
                 d.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: raw[got..<(got + d.count)]))
                 got += d.count
@@ -64,7 +70,7 @@ final class LineWriter {
         if path == "-" { handle = .standardOutput } else {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                   let h = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("\(path): cannot create the output file")
+                throw DetectDevError("\(path): cannot create the output file")
             }
             handle = h
         }

@@ -28,25 +28,21 @@ import SleepCycleBus
         #expect(result.trace.flatMap(\.values).allSatisfy { $0 == -100 })
     }
 
-    @Test func recordingShorterThanTheWindowGetsOneEstimateAtTheEnd() {
+    @Test func recordingShorterThanTheWindowGetsOneEstimateAtTheEnd() throws {
         // 20 s at 15 breaths/min: five breaths, a third of the 60-s window.
         let signal = SyntheticBreathing.breathing(bpm: 15, seconds: 20, snrDb: 10, seed: 7)
-        var estimator = BreathingRateEstimator()
-        var published: [BreathingEstimate] = []
+        var pipe = try EnginePipe(channels: 1)
         var start = 0
         while start < signal.count {
-            let block = Array(signal[start..<min(signal.count, start + 4000)])
-            for case .breathingRate(let e) in estimator.handle(.audio(AudioBlock(start: Int64(start), channels: [block]))) {
-                published.append(e)
-            }
+            let published = pipe.audio(start: Int64(start), [Array(signal[start..<min(signal.count, start + 4000)])])
+            #expect(published.isEmpty, "nothing before the session ends")
             start += 4000
         }
-        #expect(published.isEmpty, "nothing before the session ends")
-        for case .breathingRate(let e) in estimator.handle(.sessionEnding(at: Int64(signal.count))) { published.append(e) }
+        let published = pipe.end(at: Int64(signal.count))
         #expect(published.count == 1)
         if let e = published.first {
             #expect(abs(e.bpm - 15) < 1.0)
-            #expect(e.time == 10 * 16_000)
+            #expect(abs(e.time - 10 * 16_000) <= 1600)
         }
     }
 
@@ -97,23 +93,37 @@ import SleepCycleBus
         #expect(!result.trace.contains { $0.channel == nil })
     }
 
-    @Test func aGapEndsTheSegmentAndEachSideIsAnalysedAlone() {
+    @Test func aGapEndsTheSegmentAndEachSideIsAnalysedAlone() throws {
         // 25 s at 12 breaths/min, a 10-s gap, then 25 s at 30 breaths/min.
         let first = SyntheticBreathing.breathing(bpm: 12, seconds: 25, snrDb: 10, seed: 31)
         let second = SyntheticBreathing.breathing(bpm: 30, seconds: 25, snrDb: 10, seed: 32)
-        var estimator = BreathingRateEstimator()
-        var estimates: [BreathingEstimate] = []
-        func collect(_ events: [AnalysisEvent]) {
-            for case .breathingRate(let e) in events { estimates.append(e) }
-        }
-        collect(estimator.handle(.audio(AudioBlock(start: 0, channels: [first]))))
-        collect(estimator.handle(.gap(AudioGap(start: 400_000, length: 160_000, reason: .missingInput))))
-        collect(estimator.handle(.audio(AudioBlock(start: 560_000, channels: [second]))))
-        collect(estimator.handle(.sessionEnding(at: 960_000)))
+        var pipe = try EnginePipe(channels: 1)
+        pipe.audio(start: 0, [first])
+        pipe.gap(start: 400_000, length: 160_000)
+        pipe.audio(start: 560_000, [second])
+        pipe.end(at: 960_000)
+        let estimates = pipe.estimates
         #expect(estimates.count == 2)
         if estimates.count == 2 {
             #expect(abs(estimates[0].bpm - 12) < 1 && estimates[0].time < 400_000)
             #expect(abs(estimates[1].bpm - 30) < 1.5 && estimates[1].time > 560_000)
         }
+    }
+
+    @Test func audioEnvelopeGivesTheSameRatesAndIsBlockSizeIndependent() {
+        var config = BreathingRateEstimator.Configuration()
+        config.envelopeSource = .audio
+        let signal = SyntheticBreathing.breathing(bpm: 20, seconds: 70, snrDb: 5, seed: 41)
+        let reference = BreathingRateEstimator.run([signal], blockSize: 4096, configuration: config)
+        #expect(reference.estimates.count == 1)
+        #expect(abs((reference.estimates.first?.bpm ?? 0) - 20) < 1)
+        for blockSize in [333, 1600, signal.count] {
+            let other = BreathingRateEstimator.run([signal], blockSize: blockSize, configuration: config)
+            #expect(other.estimates.map(\.bpm) == reference.estimates.map(\.bpm))
+            #expect(other.trace.flatMap(\.values) == reference.trace.flatMap(\.values))
+        }
+        // Features and audio envelopes measure the same band: the rates agree.
+        let viaFeatures = BreathingRateEstimator.run([signal])
+        #expect(abs((viaFeatures.estimates.first?.bpm ?? 0) - (reference.estimates.first?.bpm ?? 100)) < 0.5)
     }
 }

@@ -5,6 +5,7 @@ import SleepCycleBus
 
 @Suite struct SignatureTests {
     let bg = TestSignals.background(1e-4)
+    static let syntheticThreshold: Float = 0.4
 
     /// Signatures of `count` snores of one synthetic snorer (resonances `peaks`), at varying levels.
     func snores(_ peaks: [Int], base: Float = 0.02, count: Int, seed: UInt64) throws -> [[Float]] {
@@ -37,14 +38,17 @@ import SleepCycleBus
 
     @Test func twoSnorersClusterApart() throws {
         let a = try snores([3, 9], count: 12, seed: 10)
-        let b = try snores([16, 27], base: 0.3, count: 12, seed: 99)
+        let b = try snores([16, 27], count: 12, seed: 99)
         // Interleaved as in a night with two snorers.
         var all: [[Float]] = []
         for i in 0..<12 { all.append(a[i]); all.append(b[i]) }
-        // Same snorer close, different snorers apart (cosine distance of unit signatures).
+        // Same snorer close, different snorers apart (cosine distance of unit signatures). The synthetic
+        // envelopes all lie in one corner of the space normalised on real snores (distances ≤ 0.65 between any
+        // two), so the test clusters with a threshold matched to them; the default threshold (0.9) is measured
+        // on real snores by Benchmarks/Scripts/detection/evaluate_signatures.py.
         #expect(1 - SnorerClustering.dot(a[0], a[1]) < 0.3)
-        #expect(1 - SnorerClustering.dot(a[0], b[0]) > SnorerClustering.defaultThreshold)
-        let labels = SnorerClustering.cluster(signatures: all)
+        #expect(1 - SnorerClustering.dot(a[0], b[0]) > 0.5)
+        let labels = SnorerClustering.cluster(signatures: all, threshold: Self.syntheticThreshold)
         #expect(Set(labels).count == 2)
         for i in 0..<12 {
             #expect(labels[2 * i] == labels[0])
@@ -55,6 +59,7 @@ import SleepCycleBus
 
     @Test func oneSnorerIsOneCluster() throws {
         let a = try snores([5, 14], count: 15, seed: 3)
+        #expect(Set(SnorerClustering.cluster(signatures: a, threshold: Self.syntheticThreshold)) == [0])
         #expect(Set(SnorerClustering.cluster(signatures: a)) == [0])
         #expect(SnorerClustering.cluster(signatures: []).isEmpty)
         #expect(SnorerClustering.cluster(signatures: [a[0]]) == [0])
@@ -62,10 +67,10 @@ import SleepCycleBus
 
     @Test func largeNightsStayBoundedAndConsistent() throws {
         // More signatures than `maxDirect`: subset clustering + nearest-centroid assignment.
-        let a = try snores([3, 9], count: 6, seed: 10), b = try snores([16, 27], base: 0.3, count: 6, seed: 99)
+        let a = try snores([3, 9], count: 6, seed: 10), b = try snores([16, 27], count: 6, seed: 99)
         var all: [[Float]] = []
         for i in 0..<300 { all.append(i % 2 == 0 ? a[i % 6] : b[i % 6]) }
-        let labels = SnorerClustering.cluster(signatures: all, maxDirect: 50)
+        let labels = SnorerClustering.cluster(signatures: all, threshold: Self.syntheticThreshold, maxDirect: 50)
         #expect(Set(labels).count == 2)
         for i in 0..<300 { #expect(labels[i] == labels[i % 2]) }
     }

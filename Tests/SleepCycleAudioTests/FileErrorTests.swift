@@ -148,6 +148,14 @@ struct FileErrorTests {
         #expect(channels[0].count == 10_000)
     }
 
+    @Test("More than 64 channels is refused")
+    func tooManyChannels() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let path = try FileFixture.writeFile(dir.path("many.wav"), .wavFloat, rate: 16_000,
+                                             channels: Array(repeating: [0.1, 0.2, 0.3], count: 65))
+        expectOneLine(openError(path), .tooManyChannels, path: path, mentions: ["65 channels", "1–64"])
+    }
+
     @Test("Invalid block size")
     func invalidBlockFrames() throws {
         #expect(throws: AudioError.self) { _ = try AudioFileSource(path: "/x.wav", blockFrames: 0) }

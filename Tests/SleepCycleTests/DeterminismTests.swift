@@ -50,22 +50,25 @@ import SleepCycleAudio
         #expect(positions == positions.sorted())
     }
 
-    @Test func statisticsFromStagesAndSnoresFollowTheDocumentedConventions() {
+    @Test func statisticsComeFromTheSleepStatisticsModuleInSecondsAndDates() {
         let clock = AnalysisClock(start: FileAnalysis.defaultStart)
         let e = { (s: Int64, stage: SleepStage) in StageEpoch(start: s * 480_000, end: (s + 1) * 480_000, stage: stage) }
         let epochs = [e(0, .awake), e(1, .light), e(2, .awake), e(3, .deep), e(4, .rem), e(5, .awake)]
         let snores = [SoundEvent(id: 1, type: .snoring, start: 1_000_000, end: 1_016_000, probability: 0.9),
                       SoundEvent(id: 2, type: .snoring, start: 1_100_000, end: 1_132_000, probability: 0.9),
-                      SoundEvent(id: 3, type: .snoring, start: 2_000_000, end: 2_016_000, probability: 0.9)]
-        let s = SessionStatisticsFallback.compute(epochs: epochs, events: snores, end: 6 * 480_000, clock: clock)
+                      SoundEvent(id: 3, type: .snoring, start: 2_200_000, end: 2_216_000, probability: 0.9)]
+        let s = PipelineBuilder.statistics(epochs: epochs, events: snores, end: 6 * 480_000, clock: clock)
         #expect(s.totalSleepDuration == 90)
         #expect(s.sleepOnsetLatency == 30)
         #expect(s.sleepEfficiency == 0.5)
         #expect(s.finalWakeTime == clock.date(of: 5 * 480_000))
         #expect(s.numberOfAwakenings == 1)
         #expect(s.snoreTime == 4)
-        #expect(s.snoreSessions.count == 2)
-        let none = SessionStatisticsFallback.compute(epochs: [e(0, .awake)], events: snores, end: 480_000, clock: clock)
+        #expect(s.snoreSessions.count == 2)          // 6.25 s apart merge, 67 s apart do not (60-s merge gap)
+        #expect(s.sleepStageDurations == [.awake: 90, .light: 30, .deep: 30, .rem: 30])
+        // Never asleep: finalWakeTime nil and, as the JSON contract fixes, every other statistic 0.
+        let none = PipelineBuilder.statistics(epochs: [e(0, .awake)], events: snores, end: 480_000, clock: clock)
         #expect(none.finalWakeTime == nil && none.snoreTime == 0 && none.totalSleepDuration == 0)
+        #expect(none.sleepStageDurations == [.awake: 0, .light: 0, .deep: 0, .rem: 0])
     }
 }

@@ -85,8 +85,20 @@ import Testing
             AnalysisEvent.heartRate(HeartRateSample(time: Self.s(Double(k) * 10), bpm: 60 + 5 * sin(Double(k) / 50)))
         }
         let (stager, _) = try Self.run(hours: 2, events: [], extra: hr)
-        #expect(stager.epochInputs[0].heartRates.count == 3)
+        let expected = 60 + 5 * (sin(0.0) + sin(1.0 / 50) + sin(2.0 / 50)) / 3
+        #expect(abs(stager.epochInputs[0].heartRate! - expected) < 1e-9)
         #expect(stager.table(epochs: 10).inputs.contains(.hr))
+    }
+
+    @Test func motionSamplesReplaceAudioActivity() throws {
+        // Accelerometer: strong activity for the first 20 min, then still; no audio events at all.
+        let motion = (0..<1440).map { k in
+            AnalysisEvent.motion(MotionSample(time: Self.s(Double(k) * 5), activity: k < 240 ? 50 : 0))
+        }
+        let (stager, _) = try Self.run(hours: 2, events: [], extra: motion)
+        #expect(stager.epochInputs[3].motion == 50 && stager.epochInputs[100].motion == 0)
+        #expect(stager.finalEpochs[5].stage == .awake)
+        #expect(stager.finalEpochs[150].stage != .awake)
     }
 
     @Test func walchProxies() {

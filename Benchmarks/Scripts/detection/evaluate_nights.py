@@ -47,11 +47,16 @@ def build_night(rng, kind, minutes, pools):
         ln = min(n - pos, int(rng.uniform(5, 15) * 60 * C.SR))
         db = rng.uniform(-70, -40)
         if rng.random() < 0.2 and pools["rain"]:
-            clip = pools["rain"][rng.integers(len(pools["rain"]))]
-            piece = np.zeros(ln + len(clip), np.float32)
-            hop, w = len(clip) // 2, np.hanning(len(clip)).astype(np.float32)
-            for p0 in range(0, ln, hop):                 # 50 % overlap-add: a loop without clicks
-                piece[p0:p0 + len(clip)] += clip * w
+            # Rain: 50 %-overlapped Hann-windowed excerpts of random held-out rain clips at random offsets
+            # (no clicks, no fixed loop period).
+            w_len = 2 * C.SR
+            w = np.hanning(w_len).astype(np.float32)
+            piece = np.zeros(ln + w_len, np.float32)
+            for p0 in range(0, ln, w_len // 2):
+                clip = pools["rain"][rng.integers(len(pools["rain"]))]
+                o = int(rng.integers(0, max(1, len(clip) - w_len)))
+                seg = clip[o:o + w_len]
+                piece[p0:p0 + len(seg)] += seg * w[:len(seg)]
             piece = piece[:ln]
             piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
         else:
