@@ -47,10 +47,10 @@ for spec in night16k_1h.wav night16k_8h.wav; do
     read -r f2 c2 r2 < <(measure "$floor" "$f" 2)
     row "feature_floor (C, 2 threads)" "$fw" "$fc" "$f2" "$c2" "$r2"
     read -r w c r < <(measure "$sc" analyze "$f" --format json --no-progress)
+    row "sleepcycle analyze (default, 1 thr)" "$fw" "$fc" "$w" "$c" "$r"
+    read -r w c r < <(measure "$sc" analyze "$f" --format json --no-progress --decode-thread)
     row "sleepcycle analyze (2 threads)" "$fw" "$fc" "$w" "$c" "$r"
     awk -v w="$w" -v f2="$f2" 'BEGIN { printf "  %-32s wall %5.2fx the 2-thread floor\n", "", w / f2 }'
-    read -r w c r < <(measure "$sc" analyze "$f" --format json --no-progress --single-thread)
-    row "sleepcycle analyze (1 thread)" "$fw" "$fc" "$w" "$c" "$r"
 done
 
 if [ -z "${SKIP_PACED:-}" ]; then

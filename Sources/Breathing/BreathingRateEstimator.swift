@@ -11,9 +11,9 @@ import SleepCycleDSP
 /// `channel` is nil for mono, `.primary`/`.secondary` for stereo).
 ///
 /// ## State
-/// Per channel, a `BreathingEnvelope` (two biquads and a block accumulator) and the last `window` envelope
-/// samples of the current *segment* (audio without gaps). Memory is fixed by the window length whatever
-/// the length of the night.
+/// Per channel, an envelope accumulator (`FeatureEnvelope`, or `BreathingEnvelope` in `.audio` mode) and the
+/// last `window` envelope samples of the current *segment* (audio without gaps). Memory is fixed by the
+/// window length whatever the length of the night.
 ///
 /// ```
 /// enum State (per channel)

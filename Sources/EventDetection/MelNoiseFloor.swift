@@ -24,6 +24,7 @@ struct MelNoiseFloor: Sendable {
     private(set) var floor: [Float]
     private var currentMin: [Float]
     private var pastMins: [[Float]]      // ring of the last `subWindows` completed sub-window minima
+    private var pastMin: [Float]         // their element-wise minimum (recomputed once per sub-window)
     private var ringIndex = 0
     private var framesInSub = 0
     private(set) var started = false
@@ -39,6 +40,7 @@ struct MelNoiseFloor: Sendable {
         floor = [Float](repeating: c.absoluteFloorPower, count: bands)
         currentMin = [Float](repeating: .infinity, count: bands)
         pastMins = []
+        pastMin = [Float](repeating: .infinity, count: bands)
     }
 
     /// Feeds one frame's mel powers (`power[0..<bands]`); updates `floor`.
@@ -51,17 +53,18 @@ struct MelNoiseFloor: Sendable {
         }
         for b in 0..<bands where smoothed[b] < currentMin[b] { currentMin[b] = smoothed[b] }
         framesInSub += 1
-        for b in 0..<bands {
-            var m = currentMin[b]
-            for past in pastMins where past[b] < m { m = past[b] }
-            floor[b] = max(m * bias, absoluteFloor)
-        }
+        for b in 0..<bands { floor[b] = max(min(currentMin[b], pastMin[b]) * bias, absoluteFloor) }
         if framesInSub == subWindowFrames {
             if pastMins.count < subWindows {
                 pastMins.append(currentMin)
             } else {
                 pastMins[ringIndex] = currentMin
                 ringIndex = (ringIndex + 1) % subWindows
+            }
+            for b in 0..<bands {
+                var m = Float.infinity
+                for past in pastMins where past[b] < m { m = past[b] }
+                pastMin[b] = m
             }
             // The new sub-window starts from the current smoothed value so the floor can rise when noise rises.
             for b in 0..<bands { currentMin[b] = smoothed[b] }
@@ -81,5 +84,6 @@ struct MelNoiseFloor: Sendable {
         floor = [Float](repeating: absoluteFloor, count: bands)
         currentMin = [Float](repeating: .infinity, count: bands)
         pastMins = []
+        pastMin = [Float](repeating: .infinity, count: bands)
     }
 }

@@ -13,11 +13,12 @@ public enum FileAnalysis {
     /// - Parameters:
     ///   - start: wall-clock time of the first sample (default `defaultStart`).
     ///   - pace: `.asFastAsPossible` for files, `.realTime` to replay like a live microphone.
-    ///   - prefetch: decode + resample on a second thread, overlapping features and the bus (two cores).
+    ///   - prefetch: decode + resample on a second thread, overlapping features and the bus (two cores; off by
+    ///     default: it measured slower on a loaded 2-core machine, see docs/0004).
     ///   - warnings: called with one-line messages about problems that did not stop the analysis.
     /// - Throws: `AudioError` (one line naming the file and the problem) for unreadable input.
     public static func analyze(path: String, start: Date = defaultStart, options: PipelineOptions = .default,
-                               pace: ReplayPace = .asFastAsPossible, prefetch: Bool = true,
+                               pace: ReplayPace = .asFastAsPossible, prefetch: Bool = false,
                                listeners: [any AudioEventListener] = [],
                                progress: ((SampleTime, SampleTime?) -> Void)? = nil,
                                warnings: ((String) -> Void)? = nil) throws -> AnalysisResult {

@@ -34,8 +34,10 @@ struct Analyze: ParsableCommand {
                                valueName: "fast|realtime|factor"))
     var pace: String = "fast"
 
-    @Flag(help: ArgumentHelp("Decode on the calling thread only (no reader thread).", visibility: .hidden))
-    var singleThread = false
+    /// Decoding on a second thread overlaps it with features + bus, but on the shared 2-core machine it measured
+    /// slower and costlier than one thread (docs/0004, "Performance"), so it is opt-in.
+    @Flag(help: ArgumentHelp("Decode and resample on a second thread (benchmarking).", visibility: .hidden))
+    var decodeThread = false
 
     // ▼ Hook points for options other modules need (the lead adds them and maps them in `pipelineOptions`):
     //   --hr FILE, --motion FILE  → PipelineOptions.sideInputs (.heartRate / .motion events)
@@ -73,7 +75,7 @@ struct Analyze: ParsableCommand {
         do {
             result = try FileAnalysis.analyze(
                 path: file, start: startDate, options: try pipelineOptions(start: startDate),
-                pace: replayPace ?? .asFastAsPossible, prefetch: !singleThread,
+                pace: replayPace ?? .asFastAsPossible, prefetch: decodeThread,
                 progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil,
                 warnings: { Self.printError("warning: \($0)") })
         } catch {

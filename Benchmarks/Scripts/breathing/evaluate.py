@@ -232,10 +232,13 @@ def main():
     ap.add_argument("--window", type=float, default=60)
     ap.add_argument("--hop", type=float, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--envelope", choices=["features", "audio"], default="features",
+                    help="envelope input of the estimator (default: %(default)s, as in the engine)")
     ap.add_argument("--verbose", action="store_true", help="list the synthetic estimates off by > 3 bpm")
     ap.add_argument("--only", choices=["synthetic", "negatives", "real"], action="append")
     args = ap.parse_args()
-    binary = args.bin.split() + ["--window-sec", str(args.window), "--hop-sec", str(args.hop)]
+    binary = args.bin.split() + ["--window-sec", str(args.window), "--hop-sec", str(args.hop),
+                                 "--envelope", args.envelope]
     rng = np.random.default_rng(args.seed)
     only = set(args.only or ["synthetic", "negatives", "real"])
     with tempfile.TemporaryDirectory() as tmp:
