@@ -43,6 +43,8 @@ public final class AudioFileSource: AudioSource {
     private let interleaved: UnsafeMutablePointer<Float>
     private let planar: [UnsafeMutablePointer<Float>]
     private var pending: [[Float]]
+    /// Frames of `pending` already returned by `read()` (compacted away before the next decode).
+    private var pendingHead = 0
     private var nextStart: Int64 = 0
     private var inputDone = false
     private var closed = false
@@ -120,20 +122,35 @@ public final class AudioFileSource: AudioSource {
     /// The next block of analysis-rate audio, or `.end`.
     public func read() throws(AudioError) -> SourceRead {
         guard !closed else { return .end }
-        while pending[0].count < blockFrames && !inputDone {
+        while pending[0].count - pendingHead < blockFrames && !inputDone {
+            compactPending()
             try decodeMore()
         }
-        let take = min(blockFrames, pending[0].count)
+        let take = min(blockFrames, pending[0].count - pendingHead)
         guard take > 0 else { close(); return .end }
         var channels: [[Float]] = []
         channels.reserveCapacity(pending.count)
         for c in pending.indices {
-            channels.append(Array(pending[c][0..<take]))
-            pending[c].removeFirst(take)
+            channels.append(Array(pending[c][pendingHead..<(pendingHead + take)]))
         }
+        pendingHead += take
         let start = nextStart
         nextStart += Int64(take)
         return .audio(start: start, channels: channels)
+    }
+
+    /// Moves the unread tail of each pending buffer to its front in place. The buffers keep their capacity, so
+    /// steady-state reading reallocates nothing (`removeFirst` on a large array cost a fresh mapping per block).
+    private func compactPending() {
+        guard pendingHead > 0 else { return }
+        for c in pending.indices {
+            let unread = pending[c].count - pendingHead
+            pending[c].withUnsafeMutableBufferPointer { p in
+                _ = memmove(p.baseAddress!, p.baseAddress! + pendingHead, unread * MemoryLayout<Float>.stride)
+            }
+            pending[c].removeLast(pendingHead)
+        }
+        pendingHead = 0
     }
 
     /// Releases the file; later reads return `.end`. Idempotent.
