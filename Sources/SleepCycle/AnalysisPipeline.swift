@@ -51,6 +51,7 @@ public final class AnalysisPipeline {
         consumerNames = registrations.map(\.name)
         capabilities = registrations.reduce(into: []) { $0.formUnion($1.provides) }
         collector = ResultCollector(info: info, observers: observers)
+        collector.alarmOption = options.alarm
         let collector = self.collector
         bus.observe { collector.observe($0) }
         if !listeners.isEmpty {

@@ -66,6 +66,14 @@ extension AnalysisResult {
                     }
                 }
             }
+            if let alarm = smartAlarm {
+                w.key("smartAlarm"); w.object { w in
+                    w.key("alarmTime"); w.date(alarm.alarmTime)
+                    w.key("windowStart"); w.date(alarm.windowStart)
+                    w.key("firedAt"); if let t = alarm.firedAt { w.date(t) } else { w.null() }
+                    w.key("rule"); if let r = alarm.rule { w.string(r) } else { w.null() }
+                }
+            }
             w.key("audioStatistics"); w.object { w in
                 w.key("healthIntervals"); w.array(audioStatistics.healthIntervals) { w, h in
                     w.object { w in

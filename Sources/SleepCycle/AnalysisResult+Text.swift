@@ -52,6 +52,16 @@ extension AnalysisResult {
             out.append("  \(breathingRates.count) estimates, median \(String(format: "%.1f", bpm[bpm.count / 2])) "
                        + "breaths/min (range \(String(format: "%.1f", bpm.first!))–\(String(format: "%.1f", bpm.last!)))")
         }
+        if let alarm = smartAlarm {
+            out.append("")
+            out.append("Smart alarm")
+            out.append("  window      \(t(alarm.windowStart)) → \(t(alarm.alarmTime)) UTC")
+            if let fired = alarm.firedAt, let rule = alarm.rule {
+                out.append("  fired       \(t(fired)) (rule: \(rule))")
+            } else {
+                out.append("  fired       not within the recording")
+            }
+        }
         out.append("")
         out.append("Audio input")
         for h in audioStatistics.healthIntervals {

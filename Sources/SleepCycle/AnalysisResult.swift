@@ -111,4 +111,19 @@ public struct AnalysisResult: Sendable, Hashable {
     public var analysedSamples: SampleTime
     /// Items lost by slow stream observers during the session.
     public var droppedObserverItems: Int
+    /// When the smart alarm fired and which rule fired it (only when an alarm was set).
+    public var smartAlarm: SmartAlarmResult? = nil
+}
+
+/// The smart alarm's decision on this recording (`analyze --alarm HH:MM [--alarm-window 30m]`).
+public struct SmartAlarmResult: Sendable, Hashable {
+    /// The alarm time asked for and the start of its window.
+    public var alarmTime: Date
+    public var windowStart: Date
+    /// When it fired (or would have fired), and the rule: `lightSleep`, `movement` or `deadline`.
+    public var firedAt: Date?
+    public var rule: String?
+    public init(alarmTime: Date, windowStart: Date, firedAt: Date?, rule: String?) {
+        self.alarmTime = alarmTime; self.windowStart = windowStart; self.firedAt = firedAt; self.rule = rule
+    }
 }

@@ -78,10 +78,16 @@ public enum PipelineBuilder {
                 name: "AudioHealth[\(c)]",
                 consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
         }
-        // ▼ The lead wires the other consumers here, in this order:
-        //   EventDetector (provides .audioEvents, .snoringDetection), BreathingRateEstimator,
-        //   SleepStager (provides .sleepStaging, .realTimeSleepStaging), SmartAlarm (if options.alarm != nil,
-        //   provides .smartAlarm), audio clips (if options.clipsDirectory != nil).
+        // Breathing rate: one estimator for all channels (tags stereo output by channel).
+        list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
+        // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night
+        // Viterbi pass as `.sleepStageRevised` at the end.
+        list.append(ConsumerRegistration(name: "Staging", provides: [.sleepStaging, .realTimeSleepStaging],
+                                         consumer: try SleepStager()))
+        if let alarm = context.options.alarm {
+            let spec = AlarmSpec(alarmTime: alarm.time, window: AnalysisClock.samples(seconds: alarm.windowSeconds))
+            list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: SmartAlarm(spec: spec)))
+        }
         return list
     }
 

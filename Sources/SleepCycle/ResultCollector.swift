@@ -16,6 +16,10 @@ final class ResultCollector {
     private(set) var gapCount = 0
     private(set) var gapSamples: SampleTime = 0
     private(set) var overrunCount = 0
+    private(set) var alarm: AlarmFired?
+
+    /// The alarm asked for, if any (the result reports it even when the recording ends before it fires).
+    var alarmOption: PipelineOptions.AlarmOption?
 
     init(info: SessionInfo, observers: SessionObservers?) {
         self.info = info
@@ -37,6 +41,10 @@ final class ResultCollector {
             epochs[s.start] = s
             observers?.sleepStages.yield(SleepStageInterval(stage: s.stage, start: clock.date(of: s.start),
                                                             end: clock.date(of: s.end)))
+        case .sleepStageRevised(let s):
+            epochs[s.start] = s
+        case .alarm(let a):
+            alarm = a
         case .healthChanged(let h):
             health.record(h)
             observers?.audioHealth.yield(AudioHealthUpdate(status: h.status, start: clock.date(of: h.time), end: nil,
@@ -82,6 +90,11 @@ final class ResultCollector {
             },
             sleepStageIntervals: intervals,
             statistics: PipelineBuilder.statistics(epochs: stageEpochs, events: soundEvents, end: end, clock: clock),
-            audioStatistics: audio, analysedSamples: end, droppedObserverItems: droppedObserverItems)
+            audioStatistics: audio, analysedSamples: end, droppedObserverItems: droppedObserverItems,
+            smartAlarm: alarmOption.map { option in
+                SmartAlarmResult(alarmTime: clock.date(of: option.time),
+                                 windowStart: clock.date(of: option.time - AnalysisClock.samples(seconds: option.windowSeconds)),
+                                 firedAt: alarm.map { clock.date(of: $0.time) }, rule: alarm?.rule)
+            })
     }
 }

@@ -183,6 +183,9 @@ public enum AnalysisEvent: Sendable {
     case breathingRate(BreathingEstimate)
     case breathingTrace(BreathingTraceChunk)
     case sleepStage(StageEpoch)
+    /// The whole-night pass's final decision for an epoch (published at `.sessionEnding`); replaces the online
+    /// `.sleepStage` for the same start in the result. Not sent to `sleepStageStream`, which stays causal.
+    case sleepStageRevised(StageEpoch)
     case healthChanged(AudioHealthChange)
     case heartRate(HeartRateSample)
     case motion(MotionSample)

@@ -9,7 +9,8 @@ import SleepCycleBus
 ///   filter) and published as `.sleepStage(StageEpoch)`; also kept in `onlineEpochs`.
 /// * **final** — at `.sessionEnding` the whole night is re-staged with full context and a Viterbi pass
 ///   (`StagingModel.stages(for:)`), kept in `finalEpochs` / `finalIntervals` for the result's
-///   `sleepStageIntervals`. It is not published (the bus has one stage case; the online stream stays causal).
+///   `sleepStageIntervals`, and published as `.sleepStageRevised` epochs, which replace the online decisions in the
+///   result while `sleepStageStream` (fed by `.sleepStage`) stays causal.
 ///
 /// Model inputs from the bus (see `WalchProxies`): `count` from accelerometer `.motion` samples when any arrive,
 /// otherwise the seconds of movement, talking and coughing events per epoch; `hr` from `.heartRate`;
@@ -132,6 +133,7 @@ public struct SleepStager: AnalysisConsumer, Sendable {
                     StageEpoch(start: SampleTime(k) * epochLength, end: min(SampleTime(k + 1) * epochLength, end),
                                stage: applyRules(stages[k], epochInputs[k]))
                 }
+                out += finalEpochs.map { .sleepStageRevised($0) }
             }
             return out
         default:

@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import SleepCycle
 import SleepCycleAudio
+import SleepCycleBus
+import SmartAlarm
+import Staging
 
 /// `sleepcycle analyze FILE`: a whole night from a recording → a text summary or the contract JSON.
 struct Analyze: ParsableCommand {
@@ -39,10 +42,23 @@ struct Analyze: ParsableCommand {
     @Flag(help: ArgumentHelp("Decode and resample on a second thread (benchmarking).", visibility: .hidden))
     var decodeThread = false
 
-    // ▼ Hook points for options other modules need (the lead adds them and maps them in `pipelineOptions`):
-    //   --hr FILE, --motion FILE  → PipelineOptions.sideInputs (.heartRate / .motion events)
-    //   --alarm HH:MM, --alarm-window 30m → PipelineOptions.alarm
-    //   --snorers N, --channel-separation bedside|centered|strength, --clips DIR → PipelineOptions fields
+    @Option(name: .customLong("hr"), help: ArgumentHelp(
+        "Heart rate from a wearable: CSV with time and bpm and/or rr_ms columns (docs/0007, section 4).",
+        valueName: "file"))
+    var heartRateFile: String?
+
+    @Option(name: .customLong("motion"), help: ArgumentHelp(
+        "Accelerometer motion: CSV with time and count, or time,x,y,z columns (docs/0007, section 4).",
+        valueName: "file"))
+    var motionFile: String?
+
+    @Option(help: ArgumentHelp("Smart alarm time HH:MM (24 h, in the time zone of --start, else UTC): report when "
+                               + "the alarm would have fired.", valueName: "HH:MM"))
+    var alarm: String?
+
+    @Option(help: ArgumentHelp("Smart-alarm window before the alarm time, e.g. 30m, 45min, 1h (default 30m).",
+                               valueName: "duration"))
+    var alarmWindow: String?
 
     func validate() throws {
         if let start, ISO8601Milliseconds.date(from: start) == nil {
@@ -63,9 +79,30 @@ struct Analyze: ParsableCommand {
         }
     }
 
-    /// Options for the pipeline from the command line (extended by the lead for --hr, --motion, --alarm, …).
+    /// Options for the pipeline from the command line: side inputs (--hr, --motion) and the alarm.
     func pipelineOptions(start: Date) throws -> PipelineOptions {
-        PipelineOptions()
+        var options = PipelineOptions()
+        if let path = heartRateFile {
+            options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
+        }
+        if let path = motionFile {
+            options.sideInputs += try MotionFile.load(path: path, start: start).map { .motion($0) }
+        }
+        if let alarm {
+            let spec = try AlarmSpec.parse(time: alarm, window: alarmWindow, start: start, timeZone: startTimeZone)
+            options.alarm = .init(time: spec.alarmTime, windowSeconds: AnalysisClock.seconds(spec.window))
+        }
+        return options
+    }
+
+    /// The time zone written in --start (`Z` or `±HH:MM`), UTC when absent: --alarm is a clock time in it.
+    var startTimeZone: TimeZone {
+        let utc = TimeZone(identifier: "UTC")!
+        guard let start, !start.hasSuffix("Z"), start.count > 6 else { return utc }
+        let tail = start.suffix(6)
+        guard let sign = tail.first, sign == "+" || sign == "-", tail.dropFirst(3).first == ":",
+              let h = Int(tail.dropFirst().prefix(2)), let m = Int(tail.suffix(2)) else { return utc }
+        return TimeZone(secondsFromGMT: (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)) ?? utc
     }
 
     func run() throws {
@@ -100,7 +137,12 @@ struct Analyze: ParsableCommand {
     /// One line naming the file and the problem.
     static func oneLine(_ error: any Error, file: String) -> String {
         let text: String
-        if let e = error as? AudioError { text = e.description } else { text = "\(file): \(error)" }
+        switch error {
+        case let e as AudioError: text = e.description
+        case let e as StagingError: text = e.description          // names the --hr / --motion file and line
+        case let e as AlarmSpec.ParseError: text = e.description  // names the option
+        default: text = "\(file): \(error)"
+        }
         return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
