@@ -16,11 +16,13 @@ sc="$repo/.build/release/sleepcycle"
 
 # median wall time and max peak RSS (MB) of RUNS runs of a command
 measure() {
-    local walls=() rss=0 out
+    local walls=() rss=0 out tmp; tmp=$(mktemp)
     for _ in $(seq "$runs"); do
-        out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
+        /usr/bin/time -f "%e %M" -o "$tmp" "$@" >/dev/null 2>/dev/null
+        out=$(tail -1 "$tmp")
         walls+=("${out% *}"); local r=${out#* }; ((r > rss)) && rss=$r
     done
+    rm -f "$tmp"
     local med; med=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
     echo "$med $((rss / 1024))"
 }

@@ -29,6 +29,7 @@ import dataset as D
 MODEL_PATH = os.path.join(C.REPO, "Sources", "EventDetection", "Resources", "event-model.json")
 PARITY_PATH = os.path.join(C.REPO, "Tests", "EventDetectionTests", "ModelParityVectors.swift")
 MIN_PROBABILITY = 0.5
+HIDDEN = tuple(int(h) for h in os.environ.get("DETECT_HIDDEN", "64").split(","))
 
 
 def r9(v):
@@ -51,7 +52,7 @@ def fit(X, y, kind):
         rng = np.random.default_rng(D.SEED)
         idx = np.concatenate([rng.choice(np.nonzero(y == c)[0], int(counts.max()), replace=True)
                               for c in range(len(C.CLASSES)) if counts[c] > 0])
-        m = MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-2, max_iter=300, random_state=0,
+        m = MLPClassifier(hidden_layer_sizes=HIDDEN, alpha=1e-2, max_iter=300, random_state=0,
                           early_stopping=False)
         m.fit(Z[idx], y[idx])
         layers = [(W.T, b) for W, b in zip(m.coefs_, m.intercepts_)]
