@@ -29,6 +29,7 @@ extension AnalysisResult {
                     if e.type == .snoring, let sig = e.signature {
                         w.key("signature"); w.inlineArray(sig.map { Self.fixed(Double($0), 5) })
                     }
+                    if let snorer = e.snorer { w.key("snorer"); w.int(snorer) }
                 }
             }
             w.key("breathingRates"); w.array(breathingRates) { w, b in
@@ -63,6 +64,15 @@ extension AnalysisResult {
                 w.key("sleepStageDurations"); w.object { w in
                     for stage in SleepStage.allCases {
                         w.key(stage.rawValue); w.number(s.sleepStageDurations[stage] ?? 0, 3)
+                    }
+                }
+            }
+            if events.contains(where: { $0.snorer != nil }) {
+                w.key("snorers"); w.array(snorers) { w, s in
+                    w.object { w in
+                        w.key("snorer"); w.int(s.snorer)
+                        w.key("snoreCount"); w.int(s.snoreCount)
+                        w.key("snoreTime"); w.number(s.snoreTime, 3)
                     }
                 }
             }

@@ -42,6 +42,9 @@ extension AnalysisResult {
             if statistics.snoreTime > 0 {
                 out.append("  snore time \(hm(statistics.snoreTime)) in \(statistics.snoreSessions.count) session(s)")
             }
+            for s in snorers {
+                out.append("  snorer \(s.snorer + 1)   \(s.snoreCount) snores, \(hm(s.snoreTime))")
+            }
         }
         out.append("")
         out.append("Breathing")

@@ -15,6 +15,8 @@ public struct SleepEvent: Sendable, Hashable {
     public var channel: AudioChannel?
     /// 16-d snore signature (snoring only).
     public var signature: [Float]?
+    /// Which snorer this snore belongs to (0, 1, …), after `AnalysisResult.labellingSnorers()`; nil otherwise.
+    public var snorer: Int?
     public var sessionId: UUID
 
     public init(_ event: SoundEvent, clock: AnalysisClock, sessionId: UUID) {

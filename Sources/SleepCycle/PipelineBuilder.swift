@@ -78,6 +78,9 @@ public enum PipelineBuilder {
                 name: "AudioHealth[\(c)]",
                 consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
         }
+        // Sound events: snoring (with signatures), talking, coughing, movement, from the frame features.
+        list.append(ConsumerRegistration(name: "EventDetection", provides: [.audioEvents, .snoringDetection],
+                                         consumer: try EventDetector()))
         // Breathing rate: one estimator for all channels (tags stereo output by channel).
         list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
         // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night

@@ -52,6 +52,10 @@ struct Analyze: ParsableCommand {
         valueName: "file"))
     var motionFile: String?
 
+    @Flag(help: ArgumentHelp("Group the night's snores by snorer (clustering of the 16-d snore signatures): each "
+                             + "snoring event gets a `snorer` number and the output a per-snorer summary."))
+    var snorers = false
+
     @Option(help: ArgumentHelp("Smart alarm time HH:MM (24 h, in the time zone of --start, else UTC): report when "
                                + "the alarm would have fired.", valueName: "HH:MM"))
     var alarm: String?
@@ -108,7 +112,7 @@ struct Analyze: ParsableCommand {
     func run() throws {
         let startDate = start.flatMap(ISO8601Milliseconds.date(from:)) ?? FileAnalysis.defaultStart
         let progress = ProgressBar(enabled: !noProgress && isatty(STDERR_FILENO) == 1, label: file)
-        let result: AnalysisResult
+        var result: AnalysisResult
         do {
             result = try FileAnalysis.analyze(
                 path: file, start: startDate, options: try pipelineOptions(start: startDate),
@@ -121,6 +125,7 @@ struct Analyze: ParsableCommand {
             throw ExitCode(1)
         }
         progress.finish()
+        if snorers { result = result.labellingSnorers() }
         let text = format == .json ? result.jsonString() : result.textSummary()
         if let output {
             do {

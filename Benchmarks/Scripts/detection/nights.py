@@ -1,0 +1,154 @@
+"""Synthetic nights: clips of ONE cross-validation fold laid on long, changing bedroom backgrounds.
+
+Used twice, with different seeds and different settings:
+* evaluate_nights.py (EVAL_SPEC, seeds [SEED, 100 + fold, night]) - held-out evaluation nights;
+* dataset.night_scenes (TRAIN_SPEC, seeds [SEED, 500 + fold, night]) - night-like TRAINING scenes, so the model
+  sees segments cut the way long recordings cut them (noise-floor state after background changes, snores in a
+  row with breathing between them, distractors overlapping events). A training night of fold k uses only fold k's
+  clips, so its segments belong to fold k in cross-validation and never leak into another fold's held-out nights.
+"""
+import numpy as np
+
+import common as C
+import dataset as D
+
+# The evaluation nights (unchanged since the first measurement; do not tune these).
+EVAL_SPEC = {"background_db": (-70, -40), "breathing_db": (0, 10), "snore_bouts": 5, "others": 8,
+             "first_event": (20, 60), "tail": 150, "snore_period": (3.5, 5.0), "snore_count": (10, 31),
+             "snore_snr": (12, 30), "talk_snr": (8, 30), "cough_snr": (10, 30), "movement_snr": (8, 25),
+             "event_gap": (20, 90), "distractors": 12, "distractor_snr": (5, 25)}
+# Training nights: wider ranges than the evaluation (generalisation, not a copy of the test conditions), denser
+# events (more material per minute), more distractors and louder breathing (more hard negatives).
+TRAIN_SPEC = {"background_db": (-75, -35), "breathing_db": (-3, 14), "snore_bouts": 8, "others": 12,
+              "first_event": (5, 40), "tail": 60, "snore_period": (2.5, 6.5), "snore_count": (4, 30),
+              "snore_snr": (5, 32), "talk_snr": (4, 32), "cough_snr": (5, 32), "movement_snr": (5, 28),
+              "event_gap": (6, 60), "distractors": 30, "distractor_snr": (0, 28)}
+
+
+def trimmed(x, max_sec):
+    a, b = C.active_extent(x)
+    return x[a:min(b, a + int(max_sec * C.SR))]
+
+
+def build_night(rng, kind, minutes, pools, spec=None):
+    """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate."""
+    sp = dict(EVAL_SPEC, **(spec or {}))
+    n = int(minutes * 60 * C.SR)
+    x = np.zeros(n, np.float32)
+    # Background pieces (5-15 min), 2-s crossfades; the level of each piece is recorded for event levels.
+    level = np.zeros(n, np.float32)
+    pos = 0
+    while pos < n:
+        ln = min(n - pos, int(rng.uniform(5, 15) * 60 * C.SR))
+        db = rng.uniform(*sp["background_db"])
+        if rng.random() < 0.2 and pools["rain"]:
+            # Rain: 50 %-overlapped Hann-windowed excerpts of random held-out rain clips at random offsets
+            # (no clicks, no fixed loop period).
+            w_len = 2 * C.SR
+            w = np.hanning(w_len).astype(np.float32)
+            piece = np.zeros(ln + w_len, np.float32)
+            for p0 in range(0, ln, w_len // 2):
+                clip = pools["rain"][rng.integers(len(pools["rain"]))]
+                o = int(rng.integers(0, max(1, len(clip) - w_len)))
+                seg = clip[o:o + w_len]
+                piece[p0:p0 + len(seg)] += seg * w[:len(seg)]
+            piece = piece[:ln]
+            piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
+        else:
+            piece, _ = C.background(rng, ln)
+        fade = min(ln, 2 * C.SR)
+        env = np.ones(ln, np.float32)
+        env[:fade] = np.linspace(0, 1, fade)
+        if pos + ln < n:
+            env[-fade:] = np.linspace(1, 0, fade)
+        x[pos:pos + ln] += piece * env * 10 ** (db / 20)
+        level[pos:pos + ln] = db
+        pos += ln - (fade if pos + ln < n else 0)
+    # Quiet breathing all night, 0-10 dB over the background.
+    br = C.breathing(rng, n / C.SR)
+    x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(*sp["breathing_db"])) / 20)
+
+    truth = []
+
+    def place(clip, t, cls, snr):
+        a = int(t * C.SR)
+        b = min(n, a + len(clip))
+        if b <= a:
+            return
+        g = 10 ** ((level[a] + snr) / 20) / C.active_rms(clip)
+        x[a:b] += clip[: b - a] * g
+        if cls:
+            s, e = C.active_extent(clip[: b - a])
+            truth.append((cls, (a + s) / C.SR, (a + e) / C.SR))
+
+    # Event schedule: non-overlapping slots.
+    wanted = []
+    per30 = minutes / 30.0
+    if kind == "mixed":
+        wanted += ["snoring"] * int(round(sp["snore_bouts"] * per30))
+    if kind in ("mixed", "no-snore"):
+        wanted += ["talking"] * int(round(sp["others"] * per30)) + ["coughing"] * int(round(sp["others"] * per30)) \
+            + ["movement"] * int(round(sp["others"] * per30))
+    rng.shuffle(wanted)
+    t = rng.uniform(*sp["first_event"])
+    for cls in wanted:
+        if t > minutes * 60 - sp["tail"]:
+            break
+        if cls == "snoring":
+            group = pools["snore_groups"][rng.integers(len(pools["snore_groups"]))]
+            period, count = rng.uniform(*sp["snore_period"]), int(rng.integers(*sp["snore_count"]))
+            snr0 = rng.uniform(*sp["snore_snr"])
+            for i in range(count):
+                clip = group[i % len(group)]
+                place(clip, t + i * period * rng.uniform(0.95, 1.05), "snoring", snr0 + rng.uniform(-3, 3))
+            t += count * period
+        elif cls == "talking":
+            spk = pools["speakers"][rng.integers(len(pools["speakers"]))]
+            snr = rng.uniform(*sp["talk_snr"])
+            for _ in range(int(rng.integers(1, 4))):
+                clip = spk[rng.integers(len(spk))]
+                place(clip, t, "talking", snr + rng.uniform(-2, 2))
+                t += len(clip) / C.SR + rng.uniform(0.3, 0.8)
+        elif cls == "coughing":
+            snr = rng.uniform(*sp["cough_snr"])
+            for _ in range(int(rng.integers(1, 4))):
+                clip = pools["coughs"][rng.integers(len(pools["coughs"]))]
+                place(clip, t, "coughing", snr + rng.uniform(-3, 3))
+                t += len(clip) / C.SR + rng.uniform(0.2, 0.6)
+        else:
+            clip = pools["movement"][rng.integers(len(pools["movement"]))]
+            place(clip, t, "movement", rng.uniform(*sp["movement_snr"]))
+            t += len(clip) / C.SR
+        t += rng.uniform(*sp["event_gap"])
+    # Distractors anywhere (they may overlap events): ~12 per 30 min.
+    for _ in range(int(round(sp["distractors"] * per30))):
+        clip = pools["distractors"][rng.integers(len(pools["distractors"]))]
+        place(clip, rng.uniform(5, minutes * 60 - 10), None, rng.uniform(*sp["distractor_snr"]))
+    np.clip(x, -1, 1, out=x)
+    return x, truth
+
+
+def pools_for_fold(its, k):
+    pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [], "rain": []}
+    groups, speakers = {}, {}
+    for idx, it in enumerate(its):
+        if it["fold"] != k:
+            continue
+        if it["cls"] == "snoring":
+            groups.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 2.5))
+        elif it["cls"] == "talking":
+            speakers.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 4))
+        elif it["cls"] == "coughing":
+            pools["coughs"].append(trimmed(D.clip_audio(it, idx), 4))
+        elif it["cls"] == "movement":
+            pools["movement"].append(D.clip_audio(it, idx))
+        elif it["label"] == "rain":
+            pools["rain"].append(D.clip_audio(it, idx))
+        elif it["source"] == "esc10_ccby":
+            pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
+    pools["snore_groups"] = [groups[g] for g in sorted(groups)]
+    # Mycroft files have no speaker id (one group each): pool them in blocks of 5 "speakers".
+    sp = [speakers[g] for g in sorted(speakers)]
+    singles = [s for s in sp if len(s) == 1]
+    pools["speakers"] = [s for s in sp if len(s) > 1] + [sum(singles[i:i + 5], []) for i in range(0, len(singles), 5)]
+    return pools
