@@ -127,3 +127,66 @@ def label_segments(data, its):
         scene_idx.append(k)
     return (np.array(X, dtype=np.float32).astype(np.float64), np.array(y), np.array(scene_idx),
             np.array(sig, dtype=np.float32).astype(np.float64))
+
+
+# ---------------------------------------------------------------- night-like training scenes
+N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES = 8, 10.0
+TRAIN_NIGHT_KINDS = ["mixed", "no-snore", "mixed", "quiet"]
+AMBIGUOUS = (0.2, 0.5)   # segments with 20-50 % of their length on one event are left out of training
+
+
+def night_segments(binary=None):
+    """Swift segment features of the night-like training scenes (nights.TRAIN_SPEC), cached in $DETECT_WORK.
+
+    Night j of fold k is built from fold k's clips only, seeded [SEED, 500 + k, j] (the evaluation nights use
+    [SEED, 100 + k, j] and nights.EVAL_SPEC). Returns {"folds": [...], "truth": [[(cls, start_s, end_s)]],
+    "segments": [...]} with one entry per night."""
+    import nights as N
+    os.makedirs(C.WORK, exist_ok=True)
+    key = "%d-%g-%s-%s" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
+                           json.dumps(N.TRAIN_SPEC, sort_keys=True))
+    cache = os.path.join(C.WORK, "segments-nights.json")
+    if os.path.exists(cache):
+        data = json.load(open(cache))
+        if data["key"] == key:
+            return data
+    its = items()
+    folds, truths = [], []
+
+    def gen():
+        for k in range(C.N_FOLDS):
+            pools = N.pools_for_fold(its, k)
+            for j in range(N_TRAIN_NIGHTS_PER_FOLD):
+                rng = np.random.default_rng([SEED, 500 + k, j])
+                kind = TRAIN_NIGHT_KINDS[j % len(TRAIN_NIGHT_KINDS)]
+                x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools, N.TRAIN_SPEC)
+                folds.append(k)
+                truths.append([(c, float(s), float(e)) for c, s, e in truth])
+                yield x
+    lines = C.run_scenes("segment-features", gen(), binary=binary)
+    data = {"key": key, "folds": folds, "truth": truths, "segments": lines[1:]}
+    json.dump(data, open(cache, "w"))
+    return data
+
+
+def label_night_segments(data):
+    """Segment label = the class of the reference events covering the largest part of it if that is at least
+    half of the segment, none if under AMBIGUOUS[0], left out in between. Returns X, y, fold, signature."""
+    X, y, fold, sig = [], [], [], []
+    for s in data["segments"]:
+        k = s["scene"]
+        a, b = s["start"] / C.SR, s["end"] / C.SR
+        cover = {}
+        for cls, ts, te in data["truth"][k]:
+            cover[cls] = cover.get(cls, 0.0) + max(0.0, min(b, te) - max(a, ts))
+        cls, ov = max(cover.items(), key=lambda kv: (kv[1], kv[0])) if cover else ("none", 0.0)
+        frac = ov / max(b - a, 1e-9)
+        if frac >= AMBIGUOUS[1]:
+            label = C.CLASSES.index(cls)
+        elif frac < AMBIGUOUS[0]:
+            label = 0
+        else:
+            continue
+        X.append(s["features"]); y.append(label); fold.append(data["folds"][k]); sig.append(s["signature"])
+    return (np.array(X, dtype=np.float32).astype(np.float64), np.array(y, dtype=int), np.array(fold, dtype=int),
+            np.array(sig, dtype=np.float32).astype(np.float64))

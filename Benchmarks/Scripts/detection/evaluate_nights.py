@@ -26,137 +26,11 @@ import soundfile as sf
 
 import common as C
 import dataset as D
+import nights as N
 import train as T
 
 MERGE_GAP = {"snoring": 10.0, "talking": 3.0, "coughing": 3.0, "movement": 3.0}
 EVENT_CLASSES = ["snoring", "talking", "coughing", "movement"]
-
-
-def trimmed(x, max_sec):
-    a, b = C.active_extent(x)
-    return x[a:min(b, a + int(max_sec * C.SR))]
-
-
-def build_night(rng, kind, minutes, pools):
-    n = int(minutes * 60 * C.SR)
-    x = np.zeros(n, np.float32)
-    # Background pieces (5-15 min), 2-s crossfades; the level of each piece is recorded for event levels.
-    level = np.zeros(n, np.float32)
-    pos = 0
-    while pos < n:
-        ln = min(n - pos, int(rng.uniform(5, 15) * 60 * C.SR))
-        db = rng.uniform(-70, -40)
-        if rng.random() < 0.2 and pools["rain"]:
-            # Rain: 50 %-overlapped Hann-windowed excerpts of random held-out rain clips at random offsets
-            # (no clicks, no fixed loop period).
-            w_len = 2 * C.SR
-            w = np.hanning(w_len).astype(np.float32)
-            piece = np.zeros(ln + w_len, np.float32)
-            for p0 in range(0, ln, w_len // 2):
-                clip = pools["rain"][rng.integers(len(pools["rain"]))]
-                o = int(rng.integers(0, max(1, len(clip) - w_len)))
-                seg = clip[o:o + w_len]
-                piece[p0:p0 + len(seg)] += seg * w[:len(seg)]
-            piece = piece[:ln]
-            piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
-        else:
-            piece, _ = C.background(rng, ln)
-        fade = min(ln, 2 * C.SR)
-        env = np.ones(ln, np.float32)
-        env[:fade] = np.linspace(0, 1, fade)
-        if pos + ln < n:
-            env[-fade:] = np.linspace(1, 0, fade)
-        x[pos:pos + ln] += piece * env * 10 ** (db / 20)
-        level[pos:pos + ln] = db
-        pos += ln - (fade if pos + ln < n else 0)
-    # Quiet breathing all night, 0-10 dB over the background.
-    br = C.breathing(rng, n / C.SR)
-    x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(0, 10)) / 20)
-
-    truth = []
-
-    def place(clip, t, cls, snr):
-        a = int(t * C.SR)
-        b = min(n, a + len(clip))
-        if b <= a:
-            return
-        g = 10 ** ((level[a] + snr) / 20) / C.active_rms(clip)
-        x[a:b] += clip[: b - a] * g
-        if cls:
-            s, e = C.active_extent(clip[: b - a])
-            truth.append((cls, (a + s) / C.SR, (a + e) / C.SR))
-
-    # Event schedule: non-overlapping slots.
-    wanted = []
-    per30 = minutes / 30.0
-    if kind == "mixed":
-        wanted += ["snoring"] * int(round(5 * per30))
-    if kind in ("mixed", "no-snore"):
-        wanted += ["talking"] * int(round(8 * per30)) + ["coughing"] * int(round(8 * per30)) \
-            + ["movement"] * int(round(8 * per30))
-    rng.shuffle(wanted)
-    t = rng.uniform(20, 60)
-    for cls in wanted:
-        if t > minutes * 60 - 150:
-            break
-        if cls == "snoring":
-            group = pools["snore_groups"][rng.integers(len(pools["snore_groups"]))]
-            period, count = rng.uniform(3.5, 5.0), int(rng.integers(10, 31))
-            snr0 = rng.uniform(12, 30)
-            for i in range(count):
-                clip = group[i % len(group)]
-                place(clip, t + i * period * rng.uniform(0.95, 1.05), "snoring", snr0 + rng.uniform(-3, 3))
-            t += count * period
-        elif cls == "talking":
-            spk = pools["speakers"][rng.integers(len(pools["speakers"]))]
-            snr = rng.uniform(8, 30)
-            for _ in range(int(rng.integers(1, 4))):
-                clip = spk[rng.integers(len(spk))]
-                place(clip, t, "talking", snr + rng.uniform(-2, 2))
-                t += len(clip) / C.SR + rng.uniform(0.3, 0.8)
-        elif cls == "coughing":
-            snr = rng.uniform(10, 30)
-            for _ in range(int(rng.integers(1, 4))):
-                clip = pools["coughs"][rng.integers(len(pools["coughs"]))]
-                place(clip, t, "coughing", snr + rng.uniform(-3, 3))
-                t += len(clip) / C.SR + rng.uniform(0.2, 0.6)
-        else:
-            clip = pools["movement"][rng.integers(len(pools["movement"]))]
-            place(clip, t, "movement", rng.uniform(8, 25))
-            t += len(clip) / C.SR
-        t += rng.uniform(20, 90)
-    # Distractors anywhere (they may overlap events): ~12 per 30 min.
-    for _ in range(int(round(12 * per30))):
-        clip = pools["distractors"][rng.integers(len(pools["distractors"]))]
-        place(clip, rng.uniform(5, minutes * 60 - 10), None, rng.uniform(5, 25))
-    np.clip(x, -1, 1, out=x)
-    return x, truth
-
-
-def pools_for_fold(its, k):
-    pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [], "rain": []}
-    groups, speakers = {}, {}
-    for idx, it in enumerate(its):
-        if it["fold"] != k:
-            continue
-        if it["cls"] == "snoring":
-            groups.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 2.5))
-        elif it["cls"] == "talking":
-            speakers.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 4))
-        elif it["cls"] == "coughing":
-            pools["coughs"].append(trimmed(D.clip_audio(it, idx), 4))
-        elif it["cls"] == "movement":
-            pools["movement"].append(D.clip_audio(it, idx))
-        elif it["label"] == "rain":
-            pools["rain"].append(D.clip_audio(it, idx))
-        elif it["source"] == "esc10_ccby":
-            pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
-    pools["snore_groups"] = [groups[g] for g in sorted(groups)]
-    # Mycroft files have no speaker id (one group each): pool them in blocks of 5 "speakers".
-    sp = [speakers[g] for g in sorted(speakers)]
-    singles = [s for s in sp if len(s) == 1]
-    pools["speakers"] = [s for s in sp if len(s) > 1] + [sum(singles[i:i + 5], []) for i in range(0, len(singles), 5)]
-    return pools
 
 
 def merge(intervals, gap):
@@ -200,11 +74,7 @@ def main():
     ap.add_argument("--analyze", action="store_true", help="use `sleepcycle analyze` (built-in model: not held out)")
     args = ap.parse_args()
     its = D.items()
-    copies = [D.label_segments(D.segments(c), its) for c in (0, 1)]
-    X = np.concatenate([c[0] for c in copies])
-    y = np.concatenate([c[1] for c in copies])
-    sc = np.concatenate([c[2] for c in copies])
-    folds = np.array([i["fold"] for i in its])[sc]
+    X, y, _, _, folds, _ = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
     kinds = ["mixed", "mixed", "no-snore", "quiet"]
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
@@ -221,10 +91,10 @@ def main():
             z = np.load(cache, allow_pickle=True)
             nights = [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(kinds)]
         else:
-            pools = pools_for_fold(its, k)
+            pools = N.pools_for_fold(its, k)
             for j, kind in enumerate(kinds):
                 rng = np.random.default_rng([D.SEED, 100 + k, j])
-                nights.append((kind,) + build_night(rng, kind, args.minutes, pools))
+                nights.append((kind,) + N.build_night(rng, kind, args.minutes, pools, N.EVAL_SPEC))
             np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
                      **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
         if args.analyze:

@@ -105,6 +105,21 @@ def fit_temperature(P_logits_fn, y):
     return best[1]
 
 
+def training_set(its):
+    """All training segments: the clip scenes (two copies) and the night-like training scenes.
+    Returns X, y, scene index (clip scenes; -1 for nights), source (0/1 copy, 2 nights), fold, signature."""
+    folds = np.array([i["fold"] for i in its])
+    copies = [D.label_segments(D.segments(c), its) for c in (0, 1)]
+    nx, ny, nf, nsig = D.label_night_segments(D.night_segments())
+    X = np.concatenate([c[0] for c in copies] + [nx])
+    y = np.concatenate([c[1] for c in copies] + [ny])
+    sc = np.concatenate([c[2] for c in copies] + [np.full(len(ny), -1)])
+    cp = np.concatenate([np.full(len(c[1]), k) for k, c in enumerate(copies)] + [np.full(len(ny), 2)])
+    fold = np.concatenate([folds[c[2]] for c in copies] + [nf])
+    sig = np.concatenate([c[3] for c in copies] + [nsig])
+    return X, y, sc, cp, fold, sig
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["lr", "mlp"], default="mlp")
@@ -114,14 +129,9 @@ def main():
     its = D.items()
     n = len(its)
     truth = np.array([C.CLASSES.index(i["cls"]) for i in its])
-    folds = np.array([i["fold"] for i in its])
-    copies = [D.label_segments(D.segments(c), its) for c in (0, 1)]
-    X = np.concatenate([c[0] for c in copies])
-    y = np.concatenate([c[1] for c in copies])
-    sc = np.concatenate([c[2] for c in copies])
-    cp = np.concatenate([np.full(len(c[1]), k) for k, c in enumerate(copies)])
-    seg_fold = folds[sc]
-    print("segments: %d (copy0 %d, copy1 %d); per class %s" % (len(y), len(copies[0][1]), len(copies[1][1]),
+    X, y, sc, cp, seg_fold, sig_all = training_set(its)
+    print("segments: %d (copy0 %d, copy1 %d, training nights %d); per class %s" % (
+          len(y), np.sum(cp == 0), np.sum(cp == 1), np.sum(cp == 2),
           dict(zip(C.CLASSES, np.bincount(y, minlength=5).tolist()))))
 
     # Out-of-fold probabilities (the model of fold k never saw fold k's groups).
@@ -180,6 +190,16 @@ def main():
         print("reliability:", rel)
         res["reliability"] = rel
         report["copies"][c] = res
+    # Segment level on the night-like training scenes (out-of-fold).
+    m = cp == 2
+    pred = np.where(P[m].max(axis=1) >= MIN_PROBABILITY, P[m].argmax(axis=1), 0)
+    print("\n== segment-level, training nights (out-of-fold) ==")
+    res = {}
+    for ci in range(1, 5):
+        p, r, f, tp, fp, fn = prf(y[m], pred, ci)
+        res[C.CLASSES[ci]] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+        print("%-9s P %.3f R %.3f F1 %.3f  (tp %d fp %d fn %d)" % (C.CLASSES[ci], p, r, f, tp, fp, fn))
+    report["night_segments"] = res
     os.makedirs(C.WORK, exist_ok=True)
     json.dump(report, open(os.path.join(C.WORK, "cv-report-%s.json" % args.model), "w"), indent=1)
 
@@ -187,7 +207,7 @@ def main():
         return
     final = fit(X, y, args.model)
     final["temperature"] = temperature
-    snore_sig = np.concatenate([c[3] for c in copies])[y == 1]
+    snore_sig = sig_all[(y == 1) & (cp < 2)]   # signature statistics from the clip scenes, as before
     sig_mean = snore_sig.mean(axis=0)
     sig_scale = snore_sig.std(axis=0)
     sig_scale[sig_scale < 1e-9] = 1.0
