@@ -26,6 +26,8 @@ public struct PipelineOptions: Sendable {
     /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
     public var alarm: AlarmOption?
     public var clipsDirectory: String?
+    /// Sound-event detection on (default). Off only to measure what detection costs (`analyze --no-detection`).
+    public var eventDetection = true
 
     public init() {}
     public static let `default` = PipelineOptions()
@@ -79,8 +81,10 @@ public enum PipelineBuilder {
                 consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
         }
         // Sound events: snoring (with signatures), talking, coughing, movement, from the frame features.
-        list.append(ConsumerRegistration(name: "EventDetection", provides: [.audioEvents, .snoringDetection],
-                                         consumer: try EventDetector()))
+        if context.options.eventDetection {
+            list.append(ConsumerRegistration(name: "EventDetection", provides: [.audioEvents, .snoringDetection],
+                                             consumer: try EventDetector()))
+        }
         // Breathing rate: one estimator for all channels (tags stereo output by channel).
         list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
         // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night

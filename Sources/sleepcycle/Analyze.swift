@@ -52,6 +52,9 @@ struct Analyze: ParsableCommand {
         valueName: "file"))
     var motionFile: String?
 
+    @Flag(help: ArgumentHelp("Skip sound-event detection (benchmarking its cost).", visibility: .hidden))
+    var noDetection = false
+
     @Flag(help: ArgumentHelp("Group the night's snores by snorer (clustering of the 16-d snore signatures): each "
                              + "snoring event gets a `snorer` number and the output a per-snorer summary."))
     var snorers = false
@@ -86,6 +89,7 @@ struct Analyze: ParsableCommand {
     /// Options for the pipeline from the command line: side inputs (--hr, --motion) and the alarm.
     func pipelineOptions(start: Date) throws -> PipelineOptions {
         var options = PipelineOptions()
+        options.eventDetection = !noDetection
         if let path = heartRateFile {
             options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
         }
