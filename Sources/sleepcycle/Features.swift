@@ -65,12 +65,18 @@ struct Features: ParsableCommand {
         } catch {
             try Self.fail("\(error)")
         }
+        // Problems that did not stop the run (e.g. a truncated file: the frames present were written).
+        for warning in source.warnings { Self.warn("warning: \(warning)") }
+    }
+
+    static func warn(_ line: String) {
+        var text = line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+        text.withUTF8 { u in _ = writeStderr(STDERR_FILENO, u.baseAddress, u.count) }
     }
 
     /// One line on stderr, then exit status 1.
     static func fail(_ line: String) throws -> Never {
-        var text = line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
-        text.withUTF8 { u in _ = writeStderr(STDERR_FILENO, u.baseAddress, u.count) }
+        warn(line)
         throw ExitCode.failure
     }
 }

@@ -155,7 +155,7 @@ def night_segments(binary=None):
 
     def gen():
         for k in range(C.N_FOLDS):
-            pools = N.pools_for_fold(its, k)
+            pools = N.pools_for_fold(its, k, training=True)
             for j in range(N_TRAIN_NIGHTS_PER_FOLD):
                 rng = np.random.default_rng([SEED, 500 + k, j])
                 kind = TRAIN_NIGHT_KINDS[j % len(TRAIN_NIGHT_KINDS)]

@@ -121,14 +121,16 @@ def build_night(rng, kind, minutes, pools, spec=None):
             t += len(clip) / C.SR
         t += rng.uniform(*sp["event_gap"])
     # Distractors anywhere (they may overlap events): ~12 per 30 min.
-    for _ in range(int(round(sp["distractors"] * per30))):
+    for _ in range(int(round(sp["distractors"] * per30)) if pools["distractors"] else 0):
         clip = pools["distractors"][rng.integers(len(pools["distractors"]))]
         place(clip, rng.uniform(5, minutes * 60 - 10), None, rng.uniform(*sp["distractor_snr"]))
     np.clip(x, -1, 1, out=x)
     return x, truth
 
 
-def pools_for_fold(its, k):
+def pools_for_fold(its, k, training=False):
+    """Fold k's clips by role. With `training`, Khan `other` clips (talking, TV, household sounds) of fold k are
+    distractors too (folds 3-4 have no ESC-10 clips); the evaluation pools are ESC-10 only."""
     pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [], "rain": []}
     groups, speakers = {}, {}
     for idx, it in enumerate(its):
@@ -144,7 +146,7 @@ def pools_for_fold(its, k):
             pools["movement"].append(D.clip_audio(it, idx))
         elif it["label"] == "rain":
             pools["rain"].append(D.clip_audio(it, idx))
-        elif it["source"] == "esc10_ccby":
+        elif it["source"] == "esc10_ccby" or (training and it["source"] == "snoring_khan"):
             pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
     pools["snore_groups"] = [groups[g] for g in sorted(groups)]
     # Mycroft files have no speaker id (one group each): pool them in blocks of 5 "speakers".
