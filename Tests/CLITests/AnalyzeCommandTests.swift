@@ -4,39 +4,8 @@ import Testing
 /// Runs the built `sleepcycle analyze` on WAV files written by the test (PCM16, minimal RIFF header).
 @Suite("analyze: command line")
 struct AnalyzeCommandTests {
-    /// The `sleepcycle` executable next to this test bundle (walks up from the running test binary).
-    static let binary: URL? = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = dir.appendingPathComponent("sleepcycle")
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }()
-
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
-
-    static func analyze(_ args: [String]) throws -> Run {
-        let bin = try #require(binary, "sleepcycle binary not found next to \(CommandLine.arguments[0])")
-        let p = Process()
-        p.executableURL = bin
-        p.arguments = ["analyze"] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+    static func analyze(_ args: [String]) throws -> BuiltBinary.Run {
+        try BuiltBinary.run(["analyze"] + args)
     }
 
     /// Writes a PCM16 WAV (interleaved `channels`) and returns its path in a fresh temporary folder.

@@ -12,42 +12,8 @@ struct FeaturesCommandTests {
         + "zero_crossing_rate,mfcc_0,mfcc_1,mfcc_2,mfcc_3,mfcc_4,mfcc_5,mfcc_6,mfcc_7,mfcc_8,mfcc_9,mfcc_10,"
         + "mfcc_11,mfcc_12"
 
-    /// The `sleepcycle` executable next to this test bundle: walk up from the running test binary's own
-    /// path (`<scratch>/<triple>/<config>/…xctest`), so any `--scratch-path` works.
-    static let binary: URL? = {
-        let fm = FileManager.default
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = dir.appendingPathComponent("sleepcycle")
-            var isDir: ObjCBool = false
-            if fm.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue,
-               fm.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }()
-
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
-
-    static func run(_ args: [String]) throws -> Run {
-        let bin = try #require(binary, "sleepcycle binary not found next to \(CommandLine.arguments[0])")
-        let p = Process()
-        p.executableURL = bin
-        p.arguments = ["features"] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
-        try p.run()
-        // Read both pipes fully before waiting (outputs can exceed a pipe buffer).
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+    static func run(_ args: [String]) throws -> BuiltBinary.Run {
+        try BuiltBinary.run(["features"] + args)
     }
 
     static func lines(_ s: String) -> [Substring] { s.split(separator: "\n", omittingEmptySubsequences: true) }

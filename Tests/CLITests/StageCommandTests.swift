@@ -6,32 +6,8 @@ import Testing
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    static func binary() throws -> URL {
-        var dir = Bundle.main.bundleURL
-        for _ in 0..<6 {
-            let candidate = dir.appendingPathComponent("sleepcycle")
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-            dir.deleteLastPathComponent()
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "sleepcycle binary near \(Bundle.main.bundleURL.path)"])
-    }
-
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = try binary()
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> BuiltBinary.Run {
+        try BuiltBinary.run(arguments)
     }
 
     static func fixture(_ name: String) -> String { repo.appendingPathComponent("Fixtures/staging/\(name)").path }

@@ -29,6 +29,7 @@ import dataset as D
 MODEL_PATH = os.path.join(C.REPO, "Sources", "EventDetection", "Resources", "event-model.json")
 PARITY_PATH = os.path.join(C.REPO, "Tests", "EventDetectionTests", "ModelParityVectors.swift")
 MIN_PROBABILITY = 0.5
+EVENT_SHARE = float(os.environ.get("DETECT_EVENT_SHARE", "0.25"))
 HIDDEN = tuple(int(h) for h in os.environ.get("DETECT_HIDDEN", "64").split(","))
 
 
@@ -49,8 +50,12 @@ def fit(X, y, kind):
         layers = [(m.coef_, m.intercept_)]
     else:
         # MLPClassifier has no sample weights: balance by deterministic resampling.
+        # Each event class is resampled to EVENT_SHARE x the none count: 0.25 makes the four event classes
+        # together as frequent as none (full balancing, 1.0, over-predicted events on nights, where most
+        # segments are breathing and background).
         rng = np.random.default_rng(D.SEED)
-        idx = np.concatenate([rng.choice(np.nonzero(y == c)[0], int(counts.max()), replace=True)
+        target = [int(counts[0])] + [int(EVENT_SHARE * counts[0])] * (len(C.CLASSES) - 1)
+        idx = np.concatenate([rng.choice(np.nonzero(y == c)[0], target[c], replace=True)
                               for c in range(len(C.CLASSES)) if counts[c] > 0])
         m = MLPClassifier(hidden_layer_sizes=HIDDEN, alpha=1e-2, max_iter=300, random_state=0,
                           early_stopping=False)

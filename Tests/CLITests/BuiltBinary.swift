@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The built `sleepcycle` executable, run as a user would: every CLI test goes through here.
+enum BuiltBinary {
+    /// The executable next to this test bundle: walk up from the running test binary's own path
+    /// (`<scratch>/<triple>/<config>/…xctest`), so any `--scratch-path` works.
+    static let url: URL? = {
+        let fm = FileManager.default
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = dir.appendingPathComponent("sleepcycle")
+            var isDir: ObjCBool = false
+            if fm.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue,
+               fm.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    struct Run { var status: Int32; var stdout: String; var stderr: String }
+
+    /// Runs `sleepcycle arguments…` to completion, reading both pipes fully before waiting (outputs can exceed
+    /// a pipe buffer).
+    static func run(_ arguments: [String]) throws -> Run {
+        let bin = try #require(url, "sleepcycle binary not found next to \(CommandLine.arguments[0])")
+        let p = Process()
+        p.executableURL = bin
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
