@@ -132,7 +132,9 @@ def label_segments(data, its):
 # ---------------------------------------------------------------- night-like training scenes
 N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES = 8, 10.0
 TRAIN_NIGHT_KINDS = ["mixed", "no-snore", "mixed", "quiet"]
-AMBIGUOUS = (0.2, 0.5)   # segments with 20-50 % of their length on one event are left out of training
+# Night segment labels: the event if it covers >= AMBIGUOUS[1] of the segment, none below AMBIGUOUS[0], left out
+# of training in between.
+AMBIGUOUS = tuple(float(v) for v in os.environ.get("DETECT_NIGHT_LABEL", "0.2,0.5").split(","))
 
 
 def night_segments(binary=None):

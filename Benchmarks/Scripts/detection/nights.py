@@ -13,13 +13,14 @@ import common as C
 import dataset as D
 
 # The evaluation nights (unchanged since the first measurement; do not tune these).
-EVAL_SPEC = {"background_db": (-70, -40), "breathing_db": (0, 10), "snore_bouts": 5, "others": 8,
+EVAL_SPEC = {"piece_minutes": (5, 15), "background_db": (-70, -40), "breathing_db": (0, 10), "snore_bouts": 5, "others": 8,
              "first_event": (20, 60), "tail": 150, "snore_period": (3.5, 5.0), "snore_count": (10, 31),
              "snore_snr": (12, 30), "talk_snr": (8, 30), "cough_snr": (10, 30), "movement_snr": (8, 25),
              "event_gap": (20, 90), "distractors": 12, "distractor_snr": (5, 25)}
 # Training nights: wider ranges than the evaluation (generalisation, not a copy of the test conditions), denser
-# events (more material per minute), more distractors and louder breathing (more hard negatives).
-TRAIN_SPEC = {"background_db": (-75, -35), "breathing_db": (-3, 14), "snore_bouts": 8, "others": 12,
+# events (more material per minute), more distractors and louder breathing (more hard negatives), and shorter
+# background pieces (more background types and more noise-floor transitions per training minute).
+TRAIN_SPEC = {"piece_minutes": (1.5, 6), "background_db": (-75, -35), "breathing_db": (-3, 14), "snore_bouts": 8, "others": 12,
               "first_event": (5, 40), "tail": 60, "snore_period": (2.5, 6.5), "snore_count": (4, 30),
               "snore_snr": (5, 32), "talk_snr": (4, 32), "cough_snr": (5, 32), "movement_snr": (5, 28),
               "event_gap": (6, 60), "distractors": 30, "distractor_snr": (0, 28)}
@@ -39,7 +40,7 @@ def build_night(rng, kind, minutes, pools, spec=None):
     level = np.zeros(n, np.float32)
     pos = 0
     while pos < n:
-        ln = min(n - pos, int(rng.uniform(5, 15) * 60 * C.SR))
+        ln = min(n - pos, int(rng.uniform(*sp["piece_minutes"]) * 60 * C.SR))
         db = rng.uniform(*sp["background_db"])
         if rng.random() < 0.2 and pools["rain"]:
             # Rain: 50 %-overlapped Hann-windowed excerpts of random held-out rain clips at random offsets
