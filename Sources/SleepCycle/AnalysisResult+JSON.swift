@@ -170,7 +170,13 @@ struct JSONText {
         text += close
     }
 
-    static func quoted(_ s: String) -> String {
+    static func quoted(_ s: String) -> String { JSONEscaping.quoted(s) }
+}
+
+/// JSON string literals, for every JSON writer in the project (RFC 8259 escaping; control characters as \u00XX).
+public enum JSONEscaping {
+    /// `s` as a quoted JSON string.
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SleepCycle
 import SleepCycleAudio
 import SleepCycleDSP
 
@@ -53,24 +54,7 @@ enum FeatureTableWriter {
         try out.flush()
     }
 
-    static func jsonString(_ s: String) -> String {
-        var r = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": r += "\\\""
-            case "\\": r += "\\\\"
-            case "\n": r += "\\n"
-            case "\t": r += "\\t"
-            case "\r": r += "\\r"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    r += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else { r.unicodeScalars.append(u) }
-            }
-        }
-        return r + "\""
-    }
+    static func jsonString(_ s: String) -> String { JSONEscaping.quoted(s) }
 
     /// Formats one row per (frame, channel).
     struct RowWriter {
