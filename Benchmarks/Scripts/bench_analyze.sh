@@ -6,35 +6,9 @@
 #   SCRATCH=.build (default) the swift build scratch path; SLEEPCYCLE=path to use an already built binary
 # Needs: sox, /usr/bin/time, gcc + libfftw3-dev + libsndfile1-dev (for the floor).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-shared=${SHARED:-$repo/../shared}
-runs=${RUNS:-3}
-dir=$("$here/make_test_nights.sh")
-floor="$dir/feature_floor"
-[ -x "$floor" ] || "$shared/reference/build.sh" "$floor" >/dev/null
-if [ -z "${SLEEPCYCLE:-}" ]; then
-    scratch=${SCRATCH:-.build}
-    (cd "$repo" && swift build -c release --scratch-path "$scratch" --product sleepcycle >/dev/null)
-    SLEEPCYCLE="$repo/$scratch/release/sleepcycle"
-fi
-sc=$SLEEPCYCLE
-tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+source "$(dirname "$0")/bench_common.sh"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# median wall, median CPU (user+sys) and max peak RSS (MB) of RUNS runs of a command
-measure() {
-    local walls=() cpus=() rss=0 out
-    for _ in $(seq "$runs"); do
-        /usr/bin/time -o "$tmp" -f "%e %U %S %M" "$@" >/dev/null 2>/dev/null
-        out=$(tail -1 "$tmp")
-        read -r w u s r <<<"$out"
-        walls+=("$w"); cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
-        ((r > rss)) && rss=$r
-    done
-    local mid=$(( (runs + 1) / 2 ))
-    echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") $(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p") $((rss / 1024))"
-}
 row() { # label floor-wall floor-cpu wall cpu rss
     awk -v l="$1" -v fw="$2" -v fc="$3" -v w="$4" -v c="$5" -v r="$6" \
         'BEGIN { printf "  %-32s wall %6.2f s (%5.2fx floor)   cpu %6.2f s (%5.2fx floor)   %4d MB\n", l, w, w / fw, c, c / fc, r }'
