@@ -25,6 +25,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var minSegmentSec: Double = 0.15
     /// Segments are cut at this length and classified piecewise (seconds).
     public var maxSegmentSec: Double = 5.0
+    /// An open segment also ends (after the bridge gap) when the frame SNR stays more than this below the
+    /// segment's peak SNR (dB): sounds that follow each other above the background — a snore and the audible
+    /// breath after it, coughs in a burst — are classified one by one instead of as one mixed segment.
+    public var splitDropDb: Float = 10
 
     /// An event is reported only when its class probability is at least this.
     public var minProbability: Double = 0.5
@@ -46,6 +50,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try check(floorSmoothingSec > 0, "floorSmoothingSec must be > 0")
         try check(floorSubWindowSec > 0 && floorSubWindows >= 1, "floor window must be positive")
         try check(offThresholdDb <= onThresholdDb, "offThresholdDb must not exceed onThresholdDb")
+        try check(splitDropDb > 0, "splitDropDb must be > 0")
         try check(minSegmentSec >= 0 && maxSegmentSec > minSegmentSec, "need 0 ≤ minSegmentSec < maxSegmentSec")
         try check((0...1).contains(minProbability), "minProbability must be in 0…1")
     }

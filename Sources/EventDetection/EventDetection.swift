@@ -7,5 +7,5 @@ import SleepCycleBus
 //   → `MelNoiseFloor` (minimum statistics per mel band)
 //   → `ActivitySegmenter` (SNR hysteresis, gap bridging, min/max duration)
 //   → `SegmentFeatureExtractor` (noise-subtracted, level-invariant segment features + 16-d snore signature)
-//   → `SegmentClassifier` (replaceable; built-in: `NeuralSegmentClassifier` loaded from Resources/event-model.json)
+//   → `SegmentClassifier` (replaceable; built-in: `SegmentModel.builtIn()`, gradient-boosted trees from Resources/event-model.json)
 //   → `EventAssembler` (per-class merging, snore-bout confirmation) → `.eventStarted` / `.eventEnded`.

@@ -5,8 +5,9 @@ import SleepCycleDSP
 /// segment is classified, with a start in the past; latency = the segment's length + bridge gap + merge gap).
 ///
 /// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter) and an `EventAssembler`
-/// (merging + snore bouts); both bounded. `.audio` blocks are ignored (features only: detection costs a few
-/// hundred flops per frame). `.gap` and `.sessionEnding` close everything open.
+/// (merging + snore bouts); both bounded. `.audio` blocks go into each channel's 8-s raw-sample ring (the
+/// voicing features of a segment are computed from it at segment close; the engine publishes `.audio` before the
+/// `.features` of the same samples). `.gap` and `.sessionEnding` close everything open.
 public struct EventDetector: AnalysisConsumer {
     public let configuration: DetectorConfiguration
     let classifier: any SegmentClassifier
@@ -16,11 +17,11 @@ public struct EventDetector: AnalysisConsumer {
     private var assemblers: [Int: EventAssembler] = [:]
     private var nextId = 0
 
-    /// - Parameter classifier: nil uses the built-in model (`NeuralSegmentClassifier.builtIn()`).
+    /// - Parameter classifier: nil uses the built-in model (`SegmentModel.builtIn()`).
     public init(configuration: DetectorConfiguration = .default, classifier: (any SegmentClassifier)? = nil) throws {
         try configuration.validate()
         self.configuration = configuration
-        self.classifier = try classifier ?? NeuralSegmentClassifier.builtIn()
+        self.classifier = try classifier ?? SegmentModel.builtIn()
         self.signature = try SnoreSignature.builtIn()
     }
 
@@ -30,11 +31,16 @@ public struct EventDetector: AnalysisConsumer {
             channelCount = info.channelCount
             extractors.removeAll(); assemblers.removeAll()
             return []
+        case .audio(let block):
+            for (c, samples) in block.channels.enumerated() {
+                ensureExtractor(c)
+                // In place (no copy of the ring): the dictionary's storage is mutated through the subscript.
+                samples.withUnsafeBufferPointer { extractors[c]!.append(audio: $0, start: block.start) }
+            }
+            return []
         case .features(let block):
-            var extractor = try! extractors[block.channel] ?? SegmentExtractor(configuration: configuration,
-                                                                               channel: block.channel)
-            let segments = extractor.process(block)
-            extractors[block.channel] = extractor
+            ensureExtractor(block.channel)
+            let segments = extractors[block.channel]!.process(block)
             var out = segments.flatMap { assemble($0) }
             let now = block.start + SampleTime(max(block.count - 1, 0) * block.hopLength)
             out += emit(channel: block.channel) { $0.advance(to: now) }
@@ -45,6 +51,12 @@ public struct EventDetector: AnalysisConsumer {
             return flushAll()
         default:
             return []
+        }
+    }
+
+    private mutating func ensureExtractor(_ channel: Int) {
+        if extractors[channel] == nil {
+            extractors[channel] = try! SegmentExtractor(configuration: configuration, channel: channel)
         }
     }
 

@@ -33,7 +33,7 @@ public struct ClassProbabilities: Sendable, Hashable {
 
 /// Replaceable segment classifier: features of a candidate segment in, class probabilities out.
 ///
-/// The built-in one is `NeuralSegmentClassifier.builtIn()`; plug in your own by passing it to
+/// The built-in one is `SegmentModel.builtIn()` (gradient-boosted trees, `TreeEnsembleClassifier`); plug in your own by passing it to
 /// `EventDetector(configuration:classifier:)`. Probabilities should be calibrated (a class reported at 0.8
 /// should be right about 80 % of the time): the detector reports them as event probabilities.
 public protocol SegmentClassifier: Sendable {
@@ -44,8 +44,8 @@ public protocol SegmentClassifier: Sendable {
 /// softmax with a temperature. With one layer it is multinomial logistic regression.
 ///
 /// File format (written by Benchmarks/Scripts/detection/train.py):
-/// `{"format": "sleepcycle-event-model-1", "classes": [...], "features": [names], "mean": [...], "scale": [...],
-///   "layers": [{"weights": [[in] per output], "bias": [out]}], "temperature": T, ...}`.
+/// the common header (`SegmentModel`, `"kind": "mlp"` or `"logistic"`) plus `"mean": [...], "scale": [...],
+/// "layers": [{"weights": [[in] per output], "bias": [out]}]`.
 /// Scoring: `x' = (x − mean) / scale`, `h = relu(W₁x' + b₁)`, …, `z = W_L h + b_L`, `p = softmax(z / T)` —
 /// the same arithmetic as scikit-learn's `LogisticRegression.predict_proba` / `MLPClassifier.predict_proba`
 /// (in Double), so the script's probabilities are reproduced (tested).
@@ -56,64 +56,38 @@ public struct NeuralSegmentClassifier: SegmentClassifier {
     let layers: [Layer]
     let temperature: Double
 
-    struct File: Decodable {
-        var format: String
-        var classes: [String]
-        var features: [String]
-        var mean: [Double]
-        var scale: [Double]
-        var layers: [LayerFile]
-        var temperature: Double?
-    }
-    struct LayerFile: Decodable { var weights: [[Double]]; var bias: [Double] }
-
     /// Loads a model file; throws `DetectionError` naming the file and the problem.
     public init(contentsOf url: URL) throws {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw DetectionError.modelUnreadable(path: url.path, reason: error.localizedDescription)
-        }
-        try self.init(json: data, path: url.path)
+        try self.init(file: try ModelFile.decode(try ModelFile.read(url), path: url.path), path: url.path)
     }
 
     public init(json data: Data, path: String = "<model>") throws {
-        let file: File
-        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
-            throw DetectionError.modelInvalid(path: path, reason: "not a model JSON: \(error)")
-        }
+        try self.init(file: try ModelFile.decode(data, path: path), path: path)
+    }
+
+    init(file: ModelFile, path: String) throws {
         func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: why) }
-        guard file.format == "sleepcycle-event-model-1" else { throw bad("format \(file.format) is not sleepcycle-event-model-1") }
-        guard file.classes == ClassProbabilities.classes else {
-            throw bad("classes \(file.classes) differ from \(ClassProbabilities.classes)")
+        guard file.kind == nil || file.kind == "mlp" || file.kind == "logistic" else {
+            throw bad("kind \(file.kind!) is not a neural model (load it with SegmentModel.load)")
         }
-        guard file.features == SegmentFeatures.names else {
-            throw bad("feature names differ from this build's SegmentFeatures.names (re-train the model)")
+        guard let mean = file.mean, let scale = file.scale, let layerFiles = file.layers else {
+            throw bad("a neural model needs mean, scale and layers")
         }
         let n = SegmentFeatures.count
-        guard file.mean.count == n, file.scale.count == n, file.scale.allSatisfy({ $0 > 0 }) else {
+        guard mean.count == n, scale.count == n, scale.allSatisfy({ $0 > 0 }) else {
             throw bad("mean/scale must have \(n) entries, scale > 0")
         }
         var inputs = n
         var layers: [Layer] = []
-        for (i, l) in file.layers.enumerated() {
+        for (i, l) in layerFiles.enumerated() {
             guard !l.weights.isEmpty, l.weights.count == l.bias.count, l.weights.allSatisfy({ $0.count == inputs }) else {
                 throw bad("layer \(i) must be \(inputs) inputs wide with one bias per output")
             }
             layers.append(Layer(weights: l.weights.flatMap { $0 }, bias: l.bias, inputs: inputs, outputs: l.bias.count))
             inputs = l.bias.count
         }
-        guard inputs == ClassProbabilities.classes.count else { throw bad("last layer must have 5 outputs") }
-        let t = file.temperature ?? 1
-        guard t > 0 else { throw bad("temperature must be > 0") }
-        mean = file.mean; scale = file.scale; self.layers = layers; temperature = t
-    }
-
-    /// The committed model (`Sources/EventDetection/Resources/event-model.json`).
-    public static func builtIn() throws -> NeuralSegmentClassifier {
-        guard let url = Bundle.module.url(forResource: "event-model", withExtension: "json", subdirectory: "Resources") else {
-            throw DetectionError.modelUnreadable(path: "EventDetection/Resources/event-model.json", reason: "missing from the bundle")
-        }
-        return try NeuralSegmentClassifier(contentsOf: url)
+        guard !layers.isEmpty, inputs == ClassProbabilities.classes.count else { throw bad("last layer must have 5 outputs") }
+        self.mean = mean; self.scale = scale; self.layers = layers; temperature = file.temperature ?? 1
     }
 
     public func classify(_ features: SegmentFeatures) -> ClassProbabilities {
@@ -129,10 +103,6 @@ public struct NeuralSegmentClassifier: SegmentClassifier {
             if li < layers.count - 1 { for o in y.indices { y[o] = max(0, y[o]) } }
             x = y
         }
-        let z = x.map { $0 / temperature }
-        let m = z.max() ?? 0
-        let e = z.map { exp($0 - m) }
-        let s = e.reduce(0, +)
-        return ClassProbabilities(values: e.map { $0 / s })
+        return softmax(x, temperature: temperature)
     }
 }

@@ -14,14 +14,16 @@ public struct CandidateSegment: Sendable {
 }
 
 /// Finds candidate segments in one channel's frame features: adaptive noise floor, SNR hysteresis, gap bridging,
-/// minimum / maximum duration; then computes each segment's features.
+/// minimum / maximum duration, and a split where the level falls `splitDropDb` below the segment's peak for
+/// longer than the bridge gap (a snore and the audible breath after it become two segments); then computes each
+/// segment's features.
 ///
 /// `enum State`: `.idle` (no segment open) or `.open` (frames since the segment's first frame are buffered,
 /// at most `maxSegmentSec` of them: bounded memory). A frame's SNR is the best of four band groups
 /// (< 0.5 kHz, 0.5–1.3 kHz, 1.3–3.3 kHz, ≥ 3.3 kHz) of `10 log10(Σ P / Σ N)` — a snore, a word, a cough or a
 /// rustle each stand out in at least one group even over a loud fan.
 public struct SegmentExtractor: Sendable {
-    enum State: Sendable { case idle, open(start: SampleTime, lastActive: Int) }
+    enum State: Sendable { case idle, open(start: SampleTime, lastActive: Int, peak: Float) }
 
     public let configuration: DetectorConfiguration
     public let channel: Int
@@ -36,6 +38,9 @@ public struct SegmentExtractor: Sendable {
     private let extractor = SegmentFeatureExtractor()
     private let groups: [Range<Int>]
     private var power = [Float](repeating: 0, count: FeatureLayout.melCount)
+    /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
+    private var ring = AudioRing()
+    private let voicing = VoicingAnalyzer()
 
     public init(configuration: DetectorConfiguration = .default, channel: Int = 0) throws {
         try configuration.validate()
@@ -45,6 +50,13 @@ public struct SegmentExtractor: Sendable {
         func firstBand(_ khz: Float) -> Int { centres.firstIndex(where: { $0 >= khz }) ?? centres.count }
         let cuts = [0, firstBand(0.5), firstBand(1.3), firstBand(3.3), centres.count]
         groups = (0..<4).map { cuts[$0]..<cuts[$0 + 1] }
+    }
+
+    /// Feeds the channel's raw 16-kHz samples starting at `start`. Call it with each audio block BEFORE the
+    /// feature block of the same samples (the engine's order), so a closing segment finds its audio in the ring.
+    /// Without audio (features only) every voicing frame counts as unvoiced.
+    public mutating func append(audio samples: UnsafeBufferPointer<Float>, start: SampleTime) {
+        ring.append(samples, at: start)
     }
 
     private var hopSec: Double { Double(hopLength) / Double(AnalysisClock.sampleRate) }
@@ -69,17 +81,22 @@ public struct SegmentExtractor: Sendable {
                 switch state {
                 case .idle:
                     if frameSNR >= configuration.onThresholdDb {
-                        state = .open(start: centre, lastActive: 0)
+                        state = .open(start: centre, lastActive: 0, peak: frameSNR)
                     } else {
                         clearBuffers()
                     }
-                case .open(let start, let lastActive):
+                case .open(let start, let lastActive, let peak):
                     let index = frameCentres.count - 1
-                    if frameSNR >= configuration.offThresholdDb {
-                        state = .open(start: start, lastActive: index)
+                    // A frame counts as active above the off threshold and within `splitDropDb` of the segment's
+                    // peak: a snore followed by audible breathing, or two coughs, become separate segments.
+                    let peak = max(peak, frameSNR)
+                    if frameSNR >= max(configuration.offThresholdDb, peak - configuration.splitDropDb) {
+                        state = .open(start: start, lastActive: index, peak: peak)
                         if index + 1 >= maxFrames, let s = close(frames: index + 1) { out.append(s) }
                     } else if index - lastActive > bridge {
                         if let s = close(frames: lastActive + 1) { out.append(s) }
+                    } else {
+                        state = .open(start: start, lastActive: lastActive, peak: peak)
                     }
                 }
             }
@@ -90,7 +107,7 @@ public struct SegmentExtractor: Sendable {
     /// Closes any open segment (end of audio, or a gap in the timeline) and restarts the noise floor.
     public mutating func flush() -> [CandidateSegment] {
         var out: [CandidateSegment] = []
-        if case .open(_, let lastActive) = state, let s = close(frames: lastActive + 1) { out.append(s) }
+        if case .open(_, let lastActive, _) = state, let s = close(frames: lastActive + 1) { out.append(s) }
         state = .idle
         clearBuffers()
         floor = nil
@@ -106,12 +123,13 @@ public struct SegmentExtractor: Sendable {
             power.withUnsafeBufferPointer { floor!.update($0) }
         }
         let floorBefore = floor!.floor
-        var best: Float = -.infinity
+        var bestRatio: Float = 0       // the best group's power ratio; one logarithm per frame (log10 is monotonic)
         for g in groups {
             var p: Float = 0, q: Float = 0
             for b in g { p += power[b]; q += floorBefore[b] }
-            best = max(best, 10 * log10f(max(p, 1e-30) / q))
+            bestRatio = max(bestRatio, max(p, 1e-30) / q)
         }
+        let best = 10 * log10f(bestRatio)
         var excessMean: Float = 0
         for b in 0..<n { excessMean += max(power[b] - floorBefore[b], 0) }
         let eps = 1e-3 * excessMean / Float(n) + 1e-12
@@ -124,31 +142,39 @@ public struct SegmentExtractor: Sendable {
 
     /// Emits the segment made of the first `frames` buffered frames, keeps the rest for the next segment.
     private mutating func close(frames: Int) -> CandidateSegment? {
-        let n = FeatureLayout.melCount
         let minFrames = max(1, Int((configuration.minSegmentSec / hopSec).rounded()))
         var result: CandidateSegment? = nil
         if frames >= minFrames {
-            let (features, signature) = extractor.features(spectra: spectra, snrDb: snr, zcr: zcr,
-                                                                  rawFlatness: rawFlatness, frames: frames, hopSec: hopSec)
             let half = SampleTime(hopLength / 2)
-            result = CandidateSegment(channel: channel, start: max(0, frameCentres[0] - half),
-                                      end: frameCentres[frames - 1] + half, features: features, rawSignature: signature)
+            let start = max(0, frameCentres[0] - half), end = frameCentres[frames - 1] + half
+            let pitch = SegmentVoicing.frames(voicing, ring: ring, start: start, end: end)
+            let (features, signature) = extractor.features(
+                spectra: spectra, snrDb: snr, zcr: zcr, rawFlatness: rawFlatness, frames: frames, hopSec: hopSec,
+                voicing: SegmentVoicing.summary(pitch, durationSec: Double(frames) * hopSec))
+            result = CandidateSegment(channel: channel, start: start, end: end, features: features,
+                                      rawSignature: signature)
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.
         state = .idle
-        spectra.removeFirst(min(spectra.count, frames * n))
-        snr.removeFirst(min(snr.count, frames))
-        zcr.removeFirst(min(zcr.count, frames))
-        rawFlatness.removeFirst(min(rawFlatness.count, frames))
-        frameCentres.removeFirst(min(frameCentres.count, frames))
-        if let lastSNR = snr.last, lastSNR >= configuration.offThresholdDb, let c = frameCentres.first {
-            // Trailing frames still active: they start the next segment.
+        dropFirst(frames)
+        if let onset = snr.firstIndex(where: { $0 >= configuration.onThresholdDb }) {
+            // The bridged tail after a split holds a new onset (e.g. loud breathing after a snore): it starts the
+            // next segment there.
+            dropFirst(onset)
             let lastActive = snr.lastIndex(where: { $0 >= configuration.offThresholdDb }) ?? 0
-            state = .open(start: c, lastActive: lastActive)
+            state = .open(start: frameCentres[0], lastActive: lastActive, peak: snr.max() ?? 0)
         } else {
             clearBuffers()
         }
         return result
+    }
+
+    private mutating func dropFirst(_ frames: Int) {
+        spectra.removeFirst(min(spectra.count, frames * FeatureLayout.melCount))
+        snr.removeFirst(min(snr.count, frames))
+        zcr.removeFirst(min(zcr.count, frames))
+        rawFlatness.removeFirst(min(rawFlatness.count, frames))
+        frameCentres.removeFirst(min(frameCentres.count, frames))
     }
 
     private mutating func clearBuffers() {

@@ -4,7 +4,7 @@ import SleepCycleDSP
 /// The level-invariant feature vector of one candidate segment: what a `SegmentClassifier` sees.
 ///
 /// Every value is computed by `SegmentFeatureExtractor.features(…)` from the segment's noise-subtracted mel
-/// spectra (see `names` for the order). The same Swift code computes the training vectors
+/// spectra, except the last six (`SegmentVoicing`: periodicity of the raw audio) — see `names` for the order. The same Swift code computes the training vectors
 /// (`sleepcycle detect-dev segment-features`), so training and inference cannot drift apart.
 public struct SegmentFeatures: Sendable, Hashable {
     public var values: [Float]
@@ -30,6 +30,7 @@ public struct SegmentFeatures: Sendable, Hashable {
               "envelope_std_db", "envelope_mean_abs_delta_db", "envelope_peaks_per_s", "peak_position",
               "onset_rise_db", "frac_frames_within_6db", "low_high_corr",
               "low_band_peakiness_db", "zcr_mean", "zcr_std", "raw_flatness_mean"]
+        n += SegmentVoicing.names    // from the raw audio (Voicing.swift)
         return n
     }()
     public static var count: Int { names.count }
@@ -90,8 +91,9 @@ struct SegmentFeatureExtractor: Sendable {
     }
 
     /// Features of a segment. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
+    /// `voicing` holds the six `SegmentVoicing.summary` values, appended last.
     func features(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
-                  hopSec: Double) -> (SegmentFeatures, [Float]) {
+                  hopSec: Double, voicing: [Float]) -> (SegmentFeatures, [Float]) {
         let n = Self.bands
         var cepSum = [Double](repeating: 0, count: 12)
         var cepSq = [Double](repeating: 0, count: 12)
@@ -182,6 +184,7 @@ struct SegmentFeatureExtractor: Sendable {
         v.append(zm)
         v.append((zcr.prefix(frames).reduce(0) { $0 + ($1 - zm) * ($1 - zm) } / Float(frames)).squareRoot())
         v.append(rawFlatness.prefix(frames).reduce(0, +) / Float(frames))
+        v += voicing
 
         // Raw 16-d snore signature (z-scored and L2-normalised by `SnoreSignature`): mean cepstral shape c1…c12,
         // centroid, spread, flatness, tilt.

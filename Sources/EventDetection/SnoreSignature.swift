@@ -21,18 +21,13 @@ public struct SnoreSignature: Sendable {
         self.mean = mean; self.scale = scale
     }
 
-    struct File: Decodable { struct Sig: Decodable { var mean: [Float]; var scale: [Float] }; var signature: Sig }
-
-    /// The committed normalisation constants (the `signature` section of `event-model.json`).
+    /// The committed normalisation constants (the `signature` section of `event-model.json`), read once per process.
     public static func builtIn() throws -> SnoreSignature {
-        guard let url = Bundle.module.url(forResource: "event-model", withExtension: "json", subdirectory: "Resources") else {
-            throw DetectionError.modelUnreadable(path: "EventDetection/Resources/event-model.json", reason: "missing from the bundle")
+        let (file, path) = try SegmentModel.builtInFile.get()
+        guard let sig = file.signature else {
+            throw DetectionError.modelInvalid(path: path, reason: "no signature section")
         }
-        let file: File
-        do { file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url)) } catch {
-            throw DetectionError.modelInvalid(path: url.path, reason: "no signature section: \(error)")
-        }
-        return try SnoreSignature(mean: file.signature.mean, scale: file.signature.scale)
+        return try SnoreSignature(mean: sig.mean, scale: sig.scale)
     }
 
     /// z-scores and L2-normalises raw signature inputs.

@@ -82,14 +82,19 @@ final class LineWriter {
     func flush() { handle.write(Data(buffer.utf8)); buffer = "" }
 }
 
-/// Feature blocks of one scene, as the engine produces them.
-func sceneFeatureBlocks(_ samples: [Float], _ body: (FeatureBlock) -> Void) throws {
+/// Feature blocks of one scene, as the engine produces them; `audio` (if given) receives each raw 16384-sample
+/// block and its start BEFORE the feature block of the same samples, in the engine's order
+/// (`AnalysisPipeline.process`), so the detector's voicing features are the same here as in `analyze`.
+func sceneFeatureBlocks(_ samples: [Float], audio: ((UnsafeBufferPointer<Float>, SampleTime) -> Void)? = nil,
+                        _ body: (FeatureBlock) -> Void) throws {
     let analyzer = try FeatureAnalyzer(frameLength: 1024, hopLength: 512, sampleRate: 16000, channel: 0)
     var i = 0
     try samples.withUnsafeBufferPointer { all in
         while i < all.count {
             let n = min(16384, all.count - i)
-            if let b = analyzer.process(UnsafeBufferPointer(rebasing: all[i..<(i + n)])) { body(b) }
+            let block = UnsafeBufferPointer(rebasing: all[i..<(i + n)])
+            audio?(block, SampleTime(i))
+            if let b = analyzer.process(block) { body(b) }
             i += n
         }
     }
@@ -112,7 +117,9 @@ struct SegmentFeaturesCommand: ParsableCommand {
         while let samples = try reader.next() {
             var extractor = try SegmentExtractor()
             var segments: [CandidateSegment] = []
-            try sceneFeatureBlocks(samples) { segments += extractor.process($0) }
+            try sceneFeatureBlocks(samples, audio: { extractor.append(audio: $0, start: $1) }) {
+                segments += extractor.process($0)
+            }
             segments += extractor.flush()
             for s in segments {
                 out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
@@ -137,7 +144,7 @@ struct DetectEventsCommand: ParsableCommand {
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
-        let classifier = try model.map { try NeuralSegmentClassifier(contentsOf: URL(fileURLWithPath: $0)) }
+        let classifier = try model.map { try SegmentModel.load(contentsOf: URL(fileURLWithPath: $0)) }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(classifier: classifier)
@@ -151,7 +158,9 @@ struct DetectEventsCommand: ParsableCommand {
                 var frames = 0
                 try sceneFeatureBlocks(samples) { frames += $0.count }
             } else {
-                try sceneFeatureBlocks(samples) { take(detector.handle(.features($0))) }
+                try sceneFeatureBlocks(samples, audio: { block, start in
+                    take(detector.handle(.audio(AudioBlock(start: start, channels: [Array(block)]))))
+                }) { take(detector.handle(.features($0))) }
             }
             let elapsed = clock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18

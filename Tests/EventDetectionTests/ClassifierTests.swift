@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ClassifierTests {
     @Test func builtInModelLoadsAndReproducesTheTrainingScript() throws {
-        let model = try NeuralSegmentClassifier.builtIn()
+        let model = try SegmentModel.builtIn()
         #expect(!ModelParityVectors.cases.isEmpty)
         for c in ModelParityVectors.cases {
             let p = model.classify(SegmentFeatures(values: c.features, durationSec: 1))
@@ -49,5 +49,65 @@ import Testing
         let e = z.map { exp($0) }
         let s = e.reduce(0, +)
         for i in 0..<5 { #expect(abs(p[i] - e[i] / s) < 1e-12) }
+    }
+
+    /// A two-round, five-class tree model written by hand: the scorer must follow the documented rule.
+    static func treeModel(trees: String, temperature: Double = 1) -> String {
+        let names = SegmentFeatures.names.map { "\"\($0)\"" }.joined(separator: ",")
+        return """
+        {"format":"sleepcycle-event-model-1","kind":"gbt","classes":["none","snoring","talking","coughing","movement"],
+         "features":[\(names)],"baseline":[0.5,0,0,0,-1],"trees":[\(trees)],"temperature":\(temperature)}
+        """
+    }
+
+    @Test func treeScoringFollowsThresholdsLeavesAndMissingValues() throws {
+        // Tree 1 (class 1): x0 <= 2 → leaf 1.0, else (x1 <= -1 → -2, else 3). Tree 2 (class 2): x0 <= 0 → 4, else 0.5.
+        // A NaN feature fails every comparison and goes right.
+        let trees = """
+        {"class":1,"nodes":"x0<=2:2 1.0 x1<=-1:4 -2 3"}, {"class":2,"nodes":"x0<=0:2 4 0.5"}
+        """
+        let m = try SegmentModel.load(json: Data(Self.treeModel(trees: trees, temperature: 2).utf8))
+        #expect(m is TreeEnsembleClassifier)
+        func expected(_ z: [Double]) -> [Double] {
+            let e = z.map { exp($0 / 2) }
+            let s = e.reduce(0, +)
+            return e.map { $0 / s }
+        }
+        let n = SegmentFeatures.count
+        func p(_ x0: Float, _ x1: Float) -> [Double] {
+            var x = [Float](repeating: 0, count: n); x[0] = x0; x[1] = x1
+            return m.classify(SegmentFeatures(values: x, durationSec: 1)).values
+        }
+        let cases: [((Float, Float), [Double])] = [
+            ((2, 0), [0.5, 1, 0.5, 0, -1]),          // x0 == threshold goes left
+            ((-1, 0), [0.5, 1, 4, 0, -1]),
+            ((3, -1), [0.5, -2, 0.5, 0, -1]),
+            ((3, 5), [0.5, 3, 0.5, 0, -1]),
+            ((.nan, 5), [0.5, 3, 0.5, 0, -1]),       // NaN goes right
+            ((2.0000002, -1.5), [0.5, -2, 0.5, 0, -1]),  // just above a threshold goes right
+        ]
+        for ((a, b), z) in cases {
+            for (got, want) in zip(p(a, b), expected(z)) { #expect(abs(got - want) < 1e-12) }
+        }
+    }
+
+    @Test func treeModelsThatCouldLoopOrOverrunAreRejected() throws {
+        let cycle = #"{"class":1,"nodes":"x0<=1:0 1 2"}"#               // right child before its parent
+        let outOfRange = #"{"class":1,"nodes":"x0<=1:7 1 2"}"#         // right child past the end
+        let noLeft = #"{"class":1,"nodes":"1 x0<=1:2"}"#               // a split as the last node
+        let badFeature = #"{"class":1,"nodes":"x99999<=1:2 1 2"}"#
+        let badNumber = #"{"class":1,"nodes":"x0<=abc:2 1 2"}"#
+        let badClass = #"{"class":5,"nodes":"1"}"#
+        for t in [cycle, outOfRange, noLeft, badFeature, badNumber, badClass] {
+            do {
+                _ = try SegmentModel.load(json: Data(Self.treeModel(trees: t).utf8), path: "trees.json")
+                Issue.record("accepted \(t)")
+            } catch let e as DetectionError {
+                #expect(e.description.hasPrefix("trees.json: invalid event model"))
+                #expect(!e.description.contains("\n"))
+            }
+        }
+        let unknownKind = Self.treeModel(trees: badClass).replacingOccurrences(of: #""kind":"gbt""#, with: #""kind":"forest""#)
+        #expect(throws: DetectionError.self) { try SegmentModel.load(json: Data(unknownKind.utf8), path: "k.json") }
     }
 }

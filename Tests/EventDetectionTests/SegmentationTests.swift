@@ -29,6 +29,40 @@ import SleepCycleBus
         #expect(try TestSignals.segments(split).count == 2)
     }
 
+    @Test func splitsALoudSoundFromTheQuieterSoundAfterIt() throws {
+        // A loud burst, then 1.5 s of a sound ~6 dB over the floor (above the off threshold, under the on
+        // threshold and far below the burst's peak): the burst is its own segment and the tail opens none.
+        let veryLoud = TestSignals.snorerShape(peaks: [5, 12], level: 0.1)
+        let tail = bg.map { $0 * 8 }
+        let rows = TestSignals.frames(seconds: 14, background: bg, events: [(6.0, 6.5, veryLoud), (6.5, 8.0, tail)])
+        var unsplit = DetectorConfiguration.default
+        unsplit.splitDropDb = 100
+        let whole = try TestSignals.segments(rows, configuration: unsplit)
+        #expect(whole.count == 1)
+        #expect(abs(AnalysisClock.seconds(try #require(whole.first).end) - 8.0) < 0.1)
+        let split = try TestSignals.segments(rows)
+        #expect(split.count == 1)
+        let s = try #require(split.first)
+        #expect(abs(AnalysisClock.seconds(s.start) - 6.0) < 0.07)
+        #expect(abs(AnalysisClock.seconds(s.end) - 6.5) < 0.07)
+    }
+
+    @Test func aSoundAboveTheOnThresholdAfterASplitStartsTheNextSegment() throws {
+        // A very loud burst, then 1.5 s of a sound ~11 dB over the floor (above the on threshold but more than
+        // splitDropDb under the burst): the burst closes after the bridge gap and the sound after it is a
+        // segment of its own, starting where it starts.
+        let veryLoud = TestSignals.snorerShape(peaks: [5, 12], level: 0.1)
+        let tail = bg.map { $0 * 30 }
+        let rows = TestSignals.frames(seconds: 14, background: bg, events: [(6.0, 6.5, veryLoud), (6.5, 8.0, tail)])
+        let segs = try TestSignals.segments(rows)
+        #expect(segs.count == 2)
+        if segs.count == 2 {
+            #expect(abs(AnalysisClock.seconds(segs[0].end) - 6.5) < 0.07)
+            #expect(abs(AnalysisClock.seconds(segs[1].start) - 6.5) < 0.07)
+            #expect(abs(AnalysisClock.seconds(segs[1].end) - 8.0) < 0.1)
+        }
+    }
+
     @Test func cutsLongSoundsAtTheMaximumLength() throws {
         // Loud sound with quiet dips every 0.9 s so the floor cannot absorb it; cut into ≤ 5 s pieces.
         let rows = TestSignals.frames(seconds: 30, background: bg, events: [(8.0, 20.0, loud)])

@@ -70,19 +70,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--minutes", type=float, default=30)
-    ap.add_argument("--model", choices=["lr", "mlp"], default="mlp")
+    ap.add_argument("--model", choices=["gbt", "mlp", "lr"], default="gbt")
     ap.add_argument("--analyze", action="store_true", help="use `sleepcycle analyze` (built-in model: not held out)")
     args = ap.parse_args()
     its = D.items()
-    X, y, _, _, folds, _ = T.training_set(its)
+    X, y, _, _, folds, _, weight = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
     kinds = ["mixed", "mixed", "no-snore", "quiet"]
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
     reliab = []
     total_hours = 0.0
     for k in args.folds:
-        m = T.fit(X[folds != k], y[folds != k], args.model)
-        model = dict(committed, mean=m["mean"], scale=m["scale"], layers=m["layers"])
+        m = T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
+        # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
+        model = {key: v for key, v in committed.items() if key not in ("mean", "scale", "layers", "baseline", "trees")}
+        model.update({key: v for key, v in m.items() if key != "temperature"})
+        model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
         mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
         json.dump(model, open(mpath, "w"))
         nights = []

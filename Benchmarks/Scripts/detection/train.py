@@ -20,6 +20,7 @@ import json
 import sys
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 
@@ -31,19 +32,49 @@ PARITY_PATH = os.path.join(C.REPO, "Tests", "EventDetectionTests", "ModelParityV
 MIN_PROBABILITY = 0.5
 EVENT_SHARE = float(os.environ.get("DETECT_EVENT_SHARE", "0.25"))
 HIDDEN = tuple(int(h) for h in os.environ.get("DETECT_HIDDEN", "64").split(","))
+# Gradient-boosted trees (the default model): rounds x 5 class trees of at most GBT_LEAVES leaves.
+GBT_ROUNDS = int(os.environ.get("DETECT_GBT_ROUNDS", "300"))
+GBT_LEAVES = int(os.environ.get("DETECT_GBT_LEAVES", "15"))
+GBT_RATE = float(os.environ.get("DETECT_GBT_RATE", "0.08"))
+# Ablations: features to withhold from the model (comma-separated names; "voicing" = the six pitch features).
+# A withheld column is set to 0 before fitting, so no tree splits on it and no MLP weight sees it.
+VOICING_FEATURES = ["voiced_share", "voicing_r_top_mean", "voiced_log2_f0_median", "f0_std_semitones",
+                    "voiced_run_max_s", "hnr_mean_db"]
+# Hard negatives: none-labelled segments of the distractor clips (ESC-10 classes, Khan `other`) count this many times
+# (gradient-boosted trees only; sneezes, dogs, babies and clocks are few next to the background segments).
+HARD_NEGATIVE_WEIGHT = float(os.environ.get("DETECT_HARD_NEGATIVE_WEIGHT", "1"))
+DROP_FEATURES = [f for name in os.environ.get("DETECT_DROP_FEATURES", "").split(",") if name
+                 for f in (VOICING_FEATURES if name == "voicing" else [name])]
 
 
 def r9(v):
     return float("%.9g" % v)
 
 
-def fit(X, y, kind):
+def withheld(X):
+    """X with the DETECT_DROP_FEATURES columns set to 0 (the same at fitting and at scoring)."""
+    if not DROP_FEATURES:
+        return X
+    names = D.segments(0)["names"]
+    missing = [f for f in DROP_FEATURES if f not in names]
+    if missing:
+        raise SystemExit("DETECT_DROP_FEATURES: unknown feature(s) %s" % ", ".join(missing))
+    X = np.array(X, dtype=np.float64, copy=True)
+    X[:, [names.index(f) for f in DROP_FEATURES]] = 0
+    return X
+
+
+def fit(X, y, kind, weight=None):
+    """`weight`: extra per-segment weights (training_set's last array); used by the trees."""
+    X = withheld(X)
     mean = X.mean(axis=0)
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     Z = (X - mean) / scale
     counts = np.bincount(y, minlength=len(C.CLASSES)).astype(float)
     w = (len(y) / (len(C.CLASSES) * np.maximum(counts, 1)))[y]
+    if kind == "gbt":
+        return fit_gbt(X, y, counts, weight)
     if kind == "lr":
         m = LogisticRegression(C=1.0, max_iter=3000)
         m.fit(Z, y, sample_weight=w)
@@ -61,6 +92,12 @@ def fit(X, y, kind):
                           early_stopping=False)
         m.fit(Z[idx], y[idx])
         layers = [(W.T, b) for W, b in zip(m.coefs_, m.intercepts_)]
+    if DROP_FEATURES:
+        # Withheld inputs get zero first-layer weights, so the Swift scorer (which sees the real values) agrees.
+        names = D.segments(0)["names"]
+        W0 = np.array(layers[0][0], dtype=np.float64, copy=True)
+        W0[:, [names.index(f) for f in DROP_FEATURES]] = 0
+        layers[0] = (W0, layers[0][1])
     model = {"mean": [r9(v) for v in mean], "scale": [r9(v) for v in scale],
              "layers": [{"weights": [[r9(v) for v in row] for row in W], "bias": [r9(v) for v in b]}
                         for W, b in layers],
@@ -68,17 +105,117 @@ def fit(X, y, kind):
     return model
 
 
-def predict(model, X, temperature=None):
-    """The scorer of NeuralSegmentClassifier.classify, in float64 numpy."""
-    h = (np.asarray(X, dtype=np.float64) - np.array(model["mean"])) / np.array(model["scale"])
+def fit_gbt(X, y, counts, extra=None):
+    """Multi-class gradient-boosted trees (scikit-learn HistGradientBoostingClassifier, log loss; Friedman 2001,
+    histogram splits as in LightGBM, Ke et al. 2017). Each event class is weighted to EVENT_SHARE x the none count
+    (as the MLP's resampling). Exported node by node: the Swift TreeEnsembleClassifier walks the same trees."""
+    w = np.ones(len(y)) if extra is None else np.array(extra, dtype=np.float64)
+    none_weight = w[y == 0].sum()
+    for c in range(1, len(C.CLASSES)):
+        if counts[c] > 0:
+            w[y == c] *= EVENT_SHARE * none_weight / w[y == c].sum()
+    m = HistGradientBoostingClassifier(max_iter=GBT_ROUNDS, learning_rate=GBT_RATE, max_leaf_nodes=GBT_LEAVES,
+                                       min_samples_leaf=20, l2_regularization=1.0, early_stopping=False,
+                                       random_state=0)
+    m.fit(X, y, sample_weight=w)
+    trees = []
+    for rnd in m._predictors:
+        for c, tree in enumerate(rnd):
+            trees.append({"class": c, "nodes": tree_string(tree.nodes)})
+    return {"kind": "gbt", "baseline": [r9(v) for v in m._baseline_prediction.ravel()], "trees": trees,
+            "temperature": 1.0}
+
+
+def float32_floor(t):
+    """The largest float32 <= t: for a float32 feature x, `x <= t` exactly when `x <= float32_floor(t)`."""
+    f = np.float32(t)
+    if float(f) > t:
+        f = np.nextafter(f, np.float32(-np.inf), dtype=np.float32)
+    return f
+
+
+def tree_string(nd):
+    """One tree as text, nodes in pre-order: a split is `x<feature><=<threshold>:<index of its right child>` (its
+    left child is the next node), a leaf is its output. Thresholds are float32 (features are float32, so the
+    comparison is unchanged); leaf outputs are float32 too (summed in float64 here and in Swift, so both agree
+    exactly). Example: `x3<=0.25:4 x7<=-1.5:3 0.1 -0.2 0.3`."""
+    out = []
+
+    def emit(i):
+        k = len(out)
+        out.append(None)
+        if nd["is_leaf"][i]:
+            out[k] = np.format_float_positional(np.float32(nd["value"][i]), unique=True, trim="-")
+            return
+        emit(int(nd["left"][i]))
+        right = len(out)
+        emit(int(nd["right"][i]))
+        threshold = np.format_float_positional(float32_floor(nd["num_threshold"][i]), unique=True, trim="-")
+        out[k] = "x%d<=%s:%d" % (nd["feature_idx"][i], threshold, right)
+    emit(0)
+    return " ".join(out)
+
+
+def parse_tree(text):
+    """(feature, threshold-or-output, right) arrays of a tree string; feature -1 marks a leaf."""
+    feat, val, right = [], [], []
+    for tok in text.split():
+        if tok.startswith("x"):
+            f, rest = tok[1:].split("<=")
+            t, r = rest.split(":")
+            feat.append(int(f)); val.append(float(np.float32(t))); right.append(int(r))
+        else:
+            feat.append(-1); val.append(float(np.float32(tok))); right.append(0)
+    return np.array(feat), np.array(val), np.array(right)
+
+
+def model_description(kind):
+    if kind == "gbt":
+        return ("HistGradientBoostingClassifier(max_iter=%d, learning_rate=%g, max_leaf_nodes=%d, min_samples_leaf=20, "
+                "l2_regularization=1.0), event classes weighted to %g x none" % (GBT_ROUNDS, GBT_RATE, GBT_LEAVES,
+                                                                                 EVENT_SHARE))
+    if kind == "mlp":
+        return "MLPClassifier(hidden_layer_sizes=%s, alpha=1e-2), event classes resampled to %g x none" % (
+            HIDDEN, EVENT_SHARE)
+    return "LogisticRegression(C=1.0), balanced class weights"
+
+
+def logits(model, X):
+    """The class scores before the softmax: NeuralSegmentClassifier / TreeEnsembleClassifier, in float64 numpy."""
+    X = withheld(np.asarray(X, dtype=np.float64))
+    if model.get("kind") == "gbt":
+        z = np.tile(np.array(model["baseline"]), (len(X), 1))
+        rows = np.arange(len(X))
+        for t in model["trees"]:
+            feat, val, right = parse_tree(t["nodes"])
+            node = np.zeros(len(X), int)
+            while True:
+                f = feat[node]
+                inner = f >= 0
+                if not inner.any():
+                    break
+                x = X[rows, np.maximum(f, 0)]
+                node = np.where(inner, np.where(x <= val[node], node + 1, right[node]), node)   # NaN goes right
+            z[:, t["class"]] += val[node]
+        return z
+    h = (X - np.array(model["mean"])) / np.array(model["scale"])
     for i, layer in enumerate(model["layers"]):
         h = h @ np.array(layer["weights"]).T + np.array(layer["bias"])
         if i < len(model["layers"]) - 1:
             h = np.maximum(h, 0)
-    z = h / (temperature if temperature is not None else model["temperature"])
-    z -= z.max(axis=1, keepdims=True)
+    return h
+
+
+def softmax(z, temperature):
+    z = z / temperature
+    z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def predict(model, X, temperature=None):
+    """The scorer of the Swift classifiers, in float64 numpy."""
+    return softmax(logits(model, X), temperature if temperature is not None else model["temperature"])
 
 
 def clip_predictions(P, scene_idx, n_scenes):
@@ -112,7 +249,8 @@ def fit_temperature(P_logits_fn, y):
 
 def training_set(its):
     """All training segments: the clip scenes (two copies) and the night-like training scenes.
-    Returns X, y, scene index (clip scenes; -1 for nights), source (0/1 copy, 2 nights), fold, signature."""
+    Returns X, y, scene index (clip scenes; -1 for nights), source (0/1 copy, 2 nights), fold, signature and the
+    extra sample weight of each segment (HARD_NEGATIVE_WEIGHT for the none segments of distractor-clip scenes)."""
     folds = np.array([i["fold"] for i in its])
     copies = [D.label_segments(D.segments(c), its) for c in (0, 1)]
     nx, ny, nf, nsig = D.label_night_segments(D.night_segments())
@@ -122,19 +260,22 @@ def training_set(its):
     cp = np.concatenate([np.full(len(c[1]), k) for k, c in enumerate(copies)] + [np.full(len(ny), 2)])
     fold = np.concatenate([folds[c[2]] for c in copies] + [nf])
     sig = np.concatenate([c[3] for c in copies] + [nsig])
-    return X, y, sc, cp, fold, sig
+    distractor = np.array([it["cls"] == "none" and it["source"] in ("esc10_ccby", "snoring_khan") for it in its])
+    w = np.ones(len(y))
+    w[(sc >= 0) & (y == 0) & distractor[np.maximum(sc, 0)]] = HARD_NEGATIVE_WEIGHT
+    return X, y, sc, cp, fold, sig, w
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", choices=["lr", "mlp"], default="mlp")
+    ap.add_argument("--model", choices=["gbt", "mlp", "lr"], default="gbt")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
     its = D.items()
     n = len(its)
     truth = np.array([C.CLASSES.index(i["cls"]) for i in its])
-    X, y, sc, cp, seg_fold, sig_all = training_set(its)
+    X, y, sc, cp, seg_fold, sig_all, weight = training_set(its)
     print("segments: %d (copy0 %d, copy1 %d, training nights %d); per class %s" % (
           len(y), np.sum(cp == 0), np.sum(cp == 1), np.sum(cp == 2),
           dict(zip(C.CLASSES, np.bincount(y, minlength=5).tolist()))))
@@ -143,14 +284,15 @@ def main():
     models = {}
     for k in range(C.N_FOLDS):
         tr = seg_fold != k
-        models[k] = fit(X[tr], y[tr], args.model)
+        models[k] = fit(X[tr], y[tr], args.model, weight[tr])
+
+    Z = np.zeros((len(y), 5))
+    for k in range(C.N_FOLDS):
+        te = seg_fold == k
+        Z[te] = logits(models[k], X[te])
 
     def oof(t):
-        P = np.zeros((len(y), 5))
-        for k in range(C.N_FOLDS):
-            te = seg_fold == k
-            P[te] = predict(models[k], X[te], t)
-        return P
+        return softmax(Z, t)
     temperature = fit_temperature(oof, y)
     P = oof(temperature)
     print("temperature fitted on out-of-fold segments: %.2f" % temperature)
@@ -210,20 +352,24 @@ def main():
 
     if args.no_write:
         return
-    final = fit(X, y, args.model)
+    final = fit(X, y, args.model, weight)
     final["temperature"] = temperature
     snore_sig = sig_all[(y == 1) & (cp < 2)]   # signature statistics from the clip scenes, as before
     sig_mean = snore_sig.mean(axis=0)
     sig_scale = snore_sig.std(axis=0)
     sig_scale[sig_scale < 1e-9] = 1.0
-    out = {"format": "sleepcycle-event-model-1", "kind": "logistic" if args.model == "lr" else "mlp",
-           "classes": C.CLASSES, "features": D.segments(0)["names"],
-           "mean": final["mean"], "scale": final["scale"], "layers": final["layers"],
-           "temperature": temperature,
+    kind = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
+    out = {"format": "sleepcycle-event-model-1", "kind": kind,
+           "classes": C.CLASSES, "features": D.segments(0)["names"]}
+    if kind == "gbt":
+        out.update({"baseline": final["baseline"], "trees": final["trees"]})
+    else:
+        out.update({"mean": final["mean"], "scale": final["scale"], "layers": final["layers"]})
+    out.update({"temperature": temperature,
            "signature": {"mean": [r9(v) for v in sig_mean], "scale": [r9(v) for v in sig_scale]},
            "training": {"script": "Benchmarks/Scripts/detection/train.py", "seed": D.SEED,
-                        "segments": int(len(y)), "clips": n,
-                        "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz"}}
+                        "segments": int(len(y)), "clips": n, "model": model_description(args.model),
+                        "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz"}})
     with open(MODEL_PATH, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))
         f.write("\n")

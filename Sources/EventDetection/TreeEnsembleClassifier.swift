@@ -1,0 +1,138 @@
+import Foundation
+
+/// Gradient-boosted decision trees for the five classes (the built-in model).
+///
+/// Multi-class gradient boosting with the log loss (Friedman 2001, "Greedy function approximation: a gradient
+/// boosting machine", Ann. Statist. 29(5)): each boosting round adds one regression tree per class; a class's
+/// score is its baseline plus the leaf values its trees reach, and `p = softmax(z / T)`. Trained by
+/// scikit-learn's `HistGradientBoostingClassifier` (`Benchmarks/Scripts/detection/train.py`), whose trees this walks
+/// node by node with the same rule (`x ≤ threshold` goes left) and sums the leaves in Double in the same order,
+/// so the script's probabilities are reproduced (tested). A reader can open the file and follow any tree.
+///
+/// File format: the common header (`SegmentModel`, `"kind": "gbt"`) plus `"baseline": [5 scores]` and
+/// `"trees": [{"class": c, "nodes": "x3<=0.25:4 x7<=-1.5:3 0.1 -0.2 0.3"}, …]`: each tree's nodes in pre-order,
+/// a split written `x<feature><=<threshold>:<index of its right child>` (its left child is the next node; the
+/// threshold is a float32, like the features, so the comparison is exact), a leaf written as its float32 output. Compact
+/// text keeps the file readable and quick to load (a JSON number per node field took ~0.1 s to parse).
+/// Features are finite by construction; a NaN would fail `x ≤ threshold` and go right (as in the script).
+/// Cost: one root-to-leaf walk per tree (rounds × 5 classes, ≤ 15 leaves each: a few µs per segment).
+public struct TreeEnsembleClassifier: SegmentClassifier {
+    /// 12 bytes: a split (`feature` ≥ 0, `number` = threshold, `right`) or a leaf (`feature` −1, `number` = output).
+    struct Node: Sendable {
+        var feature: Int32
+        var number: Float
+        var right: Int32          // absolute node index of the right child (the left child is the next node)
+    }
+    let nodes: [Node]
+    let roots: [Int32]
+    let treeClass: [Int32]
+    let baseline: [Double]
+    let temperature: Double
+
+    /// Loads a model file; throws `DetectionError` naming the file and the problem.
+    public init(contentsOf url: URL) throws {
+        try self.init(file: try ModelFile.decode(try ModelFile.read(url), path: url.path), path: url.path)
+    }
+
+    public init(json data: Data, path: String = "<model>") throws {
+        try self.init(file: try ModelFile.decode(data, path: path), path: path)
+    }
+
+    init(file: ModelFile, path: String) throws {
+        func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: why) }
+        guard file.kind == "gbt" else { throw bad("kind \(file.kind ?? "(none)") is not gbt") }
+        let classes = ClassProbabilities.classes.count
+        guard let baseline = file.baseline, let trees = file.trees, baseline.count == classes,
+              baseline.allSatisfy(\.isFinite), !trees.isEmpty else {
+            throw bad("a tree model needs \(classes) finite baseline scores and trees")
+        }
+        var nodes: [Node] = []
+        var roots: [Int32] = []
+        var treeClass: [Int32] = []
+        for (t, tree) in trees.enumerated() {
+            guard (0..<classes).contains(tree.class) else { throw bad("tree \(t): class \(tree.class) out of range") }
+            let base = nodes.count
+            guard let local = Self.parse(tree.nodes) else { throw bad("tree \(t): malformed nodes") }
+            for var n in local {
+                if n.feature >= 0 { n.right += Int32(base) }
+                nodes.append(n)
+            }
+            roots.append(Int32(base))
+            treeClass.append(Int32(tree.class))
+        }
+        self.nodes = nodes; self.roots = roots; self.treeClass = treeClass
+        self.baseline = baseline; temperature = file.temperature ?? 1
+    }
+
+    /// Parses one tree's pre-order text; nil unless every split has both children inside the tree after it
+    /// (every walk then ends at a leaf) and every number is finite. Works on the UTF-8 bytes (a model has ~40 000
+    /// tokens: `String.split` and `Character` indexing cost more than the night's classification).
+    static func parse(_ text: String) -> [Node]? {
+        var text = text
+        let nodes: [Node]? = text.withUTF8 { bytes -> [Node]? in
+            var nodes: [Node] = []
+            func integer(_ r: Range<Int>) -> Int32? {
+                guard !r.isEmpty, r.count <= 9 else { return nil }
+                var v: Int32 = 0
+                for i in r {
+                    let d = bytes[i] &- UInt8(ascii: "0")
+                    guard d < 10 else { return nil }
+                    v = v * 10 + Int32(d)
+                }
+                return v
+            }
+            func number(_ r: Range<Int>) -> Float? {
+                guard !r.isEmpty, let v = Float(String(decoding: UnsafeBufferPointer(rebasing: bytes[r]), as: UTF8.self)),
+                      v.isFinite else { return nil }
+                return v
+            }
+            var i = 0
+            while i < bytes.count {
+                if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
+                var j = i
+                while j < bytes.count, bytes[j] != UInt8(ascii: " ") { j += 1 }
+                if bytes[i] == UInt8(ascii: "x") {
+                    // x<feature><=<threshold>:<right>
+                    guard let lt = (i..<j).first(where: { bytes[$0] == UInt8(ascii: "<") }), lt + 1 < j,
+                          bytes[lt + 1] == UInt8(ascii: "="),
+                          let colon = (lt..<j).last(where: { bytes[$0] == UInt8(ascii: ":") }),
+                          let f = integer(i + 1..<lt), Int(f) < SegmentFeatures.count,
+                          let threshold = number(lt + 2..<colon), let right = integer(colon + 1..<j) else { return nil }
+                    nodes.append(Node(feature: f, number: threshold, right: right))
+                } else {
+                    guard let v = number(i..<j) else { return nil }
+                    nodes.append(Node(feature: -1, number: v, right: 0))
+                }
+                i = j
+            }
+            return nodes
+        }
+        guard let nodes, !nodes.isEmpty else { return nil }
+        let m = nodes.count
+        for (i, n) in nodes.enumerated() where n.feature >= 0 {
+            guard i + 1 < m, Int(n.right) > i + 1, Int(n.right) < m else { return nil }
+        }
+        return nodes
+    }
+
+    /// Number of trees (rounds × classes).
+    public var treeCount: Int { roots.count }
+
+    public func classify(_ features: SegmentFeatures) -> ClassProbabilities {
+        var z = baseline
+        nodes.withUnsafeBufferPointer { nodes in
+            features.values.withUnsafeBufferPointer { x in
+                for (t, root) in roots.enumerated() {
+                    var i = Int(root)
+                    var node = nodes[i]
+                    while node.feature >= 0 {
+                        i = x[Int(node.feature)] <= node.number ? i + 1 : Int(node.right)
+                        node = nodes[i]
+                    }
+                    z[Int(treeClass[t])] += Double(node.number)
+                }
+            }
+        }
+        return softmax(z, temperature: temperature)
+    }
+}
