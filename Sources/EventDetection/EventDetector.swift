@@ -33,16 +33,19 @@ public struct EventDetector: AnalysisConsumer {
             return []
         case .audio(let block):
             for (c, samples) in block.channels.enumerated() {
-                ensureExtractor(c)
-                // In place (no copy of the ring): the dictionary's storage is mutated through the subscript.
-                samples.withUnsafeBufferPointer { extractors[c]!.append(audio: $0, start: block.start) }
+                let i = ensureExtractor(c)
+                // In place (no copy of the extractor or its ring): `values[index]` mutates the dictionary's storage.
+                samples.withUnsafeBufferPointer { extractors.values[i].append(audio: $0, start: block.start) }
             }
             return []
         case .features(let block):
-            ensureExtractor(block.channel)
-            let segments = extractors[block.channel]!.process(block)
+            let i = ensureExtractor(block.channel)
+            let segments = extractors.values[i].process(block)
             var out = segments.flatMap { assemble($0) }
-            let now = block.start + SampleTime(max(block.count - 1, 0) * block.hopLength)
+            // A segment still open may yet join a pending event (the next word of an utterance, the next cough of
+            // a burst, a snore's partner): the assembler's clock is held at its start until it closes.
+            var now = block.start + SampleTime(max(block.count - 1, 0) * block.hopLength)
+            if let open = extractors.values[i].openSince { now = min(now, open) }
             out += emit(channel: block.channel) { $0.advance(to: now) }
             return out
         case .gap:
@@ -54,10 +57,12 @@ public struct EventDetector: AnalysisConsumer {
         }
     }
 
-    private mutating func ensureExtractor(_ channel: Int) {
-        if extractors[channel] == nil {
-            extractors[channel] = try! SegmentExtractor(configuration: configuration, channel: channel)
-        }
+    /// The channel's extractor (created on first use), as an index for in-place access through `values`
+    /// (`extractors[channel]` would copy the extractor out of the dictionary, and its buffers with it).
+    private mutating func ensureExtractor(_ channel: Int) -> Dictionary<Int, SegmentExtractor>.Index {
+        if let i = extractors.index(forKey: channel) { return i }
+        extractors[channel] = try! SegmentExtractor(configuration: configuration, channel: channel)
+        return extractors.index(forKey: channel)!
     }
 
     /// Classifies a candidate segment (exposed for tools and tests).
@@ -84,9 +89,9 @@ public struct EventDetector: AnalysisConsumer {
     }
 
     private mutating func emit(channel: Int, _ body: (inout EventAssembler) -> [ClassifiedSegment]) -> [AnalysisEvent] {
-        var assembler = assemblers[channel] ?? EventAssembler(configuration: configuration)
-        let finished = body(&assembler)
-        assemblers[channel] = assembler
+        // In place (no copy of the assembler's buffers per block).
+        let fresh = EventAssembler(configuration: configuration)
+        let finished = body(&assemblers[channel, default: fresh])
         var out: [AnalysisEvent] = []
         for f in finished {
             let event = SoundEvent(id: nextId, type: f.type, start: f.start, end: f.end, probability: f.probability,

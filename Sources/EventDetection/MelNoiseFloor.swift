@@ -19,12 +19,11 @@ struct MelNoiseFloor: Sendable {
     let bias: Float
     let absoluteFloor: Float
 
-    private(set) var smoothed: [Float]
-    /// Current floor estimate per band (linear mel power).
-    private(set) var floor: [Float]
-    private var currentMin: [Float]
+    /// Per-band state in one buffer (one access per frame): `bands` values each of the smoothed power, the
+    /// current sub-window's minimum, the minimum of the past sub-windows (recomputed once per sub-window), and the
+    /// floor (linear mel power).
+    private var state: [Float]
     private var pastMins: [[Float]]      // ring of the last `subWindows` completed sub-window minima
-    private var pastMin: [Float]         // their element-wise minimum (recomputed once per sub-window)
     private var ringIndex = 0
     private var framesInSub = 0
     private(set) var started = false
@@ -36,39 +35,61 @@ struct MelNoiseFloor: Sendable {
         subWindows = c.floorSubWindows
         bias = c.floorBias
         absoluteFloor = c.absoluteFloorPower
-        smoothed = [Float](repeating: 0, count: bands)
-        floor = [Float](repeating: c.absoluteFloorPower, count: bands)
-        currentMin = [Float](repeating: .infinity, count: bands)
+        state = Self.initialState(bands: bands, absoluteFloor: c.absoluteFloorPower)
         pastMins = []
-        pastMin = [Float](repeating: .infinity, count: bands)
+    }
+
+    private static func initialState(bands: Int, absoluteFloor: Float) -> [Float] {
+        [Float](repeating: 0, count: bands) + [Float](repeating: .infinity, count: 2 * bands)
+            + [Float](repeating: absoluteFloor, count: bands)
+    }
+
+    /// Current floor estimate per band (linear mel power).
+    var floor: [Float] { Array(state[(3 * bands)...]) }
+
+    /// Calls `body` with the current floor. `mutating` (it changes nothing) so that a caller holding the floor in
+    /// a stored property lends it in place: a non-mutating call copied the whole floor (and retained its buffers)
+    /// on every frame.
+    mutating func withFloor<R>(_ body: (UnsafeBufferPointer<Float>) -> R) -> R {
+        let n = bands
+        return state.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[(3 * n)...])) }
     }
 
     /// Feeds one frame's mel powers (`power[0..<bands]`); updates `floor`.
+    ///
+    /// One pass over the bands through a raw buffer (no bounds or uniqueness checks per element, vectorisable):
+    /// every band's arithmetic is the same as smoothing, minimum and floor written as three loops.
     mutating func update(_ power: UnsafeBufferPointer<Float>) {
-        if !started {
-            for b in 0..<bands { smoothed[b] = power[b] }
-            started = true
-        } else {
-            for b in 0..<bands { smoothed[b] = alpha * smoothed[b] + (1 - alpha) * power[b] }
-        }
-        for b in 0..<bands where smoothed[b] < currentMin[b] { currentMin[b] = smoothed[b] }
+        let n = bands, a = alpha, oneMinusAlpha = 1 - alpha, bias = bias, absoluteFloor = absoluteFloor
+        let seed = !started
+        started = true
         framesInSub += 1
-        for b in 0..<bands { floor[b] = max(min(currentMin[b], pastMin[b]) * bias, absoluteFloor) }
-        if framesInSub == subWindowFrames {
+        let subWindowDone = framesInSub == subWindowFrames
+        if subWindowDone { framesInSub = 0 }
+        state.withUnsafeMutableBufferPointer { state in
+            let sm = state.baseAddress!, cm = sm + n, pm = sm + 2 * n, fl = sm + 3 * n
+            for b in 0..<n {
+                let s = seed ? power[b] : a * sm[b] + oneMinusAlpha * power[b]
+                sm[b] = s
+                let m = s < cm[b] ? s : cm[b]
+                cm[b] = m
+                fl[b] = max(min(m, pm[b]) * bias, absoluteFloor)
+            }
+            guard subWindowDone else { return }
+            let currentMin = Array(UnsafeBufferPointer(start: cm, count: n))
             if pastMins.count < subWindows {
                 pastMins.append(currentMin)
             } else {
                 pastMins[ringIndex] = currentMin
                 ringIndex = (ringIndex + 1) % subWindows
             }
-            for b in 0..<bands {
+            for b in 0..<n {
                 var m = Float.infinity
                 for past in pastMins where past[b] < m { m = past[b] }
-                pastMin[b] = m
+                pm[b] = m
             }
             // The new sub-window starts from the current smoothed value so the floor can rise when noise rises.
-            for b in 0..<bands { currentMin[b] = smoothed[b] }
-            framesInSub = 0
+            for b in 0..<n { cm[b] = sm[b] }
         }
     }
 
@@ -80,10 +101,7 @@ struct MelNoiseFloor: Sendable {
     private init(bands: Int, alpha: Float, subWindowFrames: Int, subWindows: Int, bias: Float, absoluteFloor: Float) {
         self.bands = bands; self.alpha = alpha; self.subWindowFrames = subWindowFrames
         self.subWindows = subWindows; self.bias = bias; self.absoluteFloor = absoluteFloor
-        smoothed = [Float](repeating: 0, count: bands)
-        floor = [Float](repeating: absoluteFloor, count: bands)
-        currentMin = [Float](repeating: .infinity, count: bands)
+        state = Self.initialState(bands: bands, absoluteFloor: absoluteFloor)
         pastMins = []
-        pastMin = [Float](repeating: .infinity, count: bands)
     }
 }

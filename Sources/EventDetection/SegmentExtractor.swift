@@ -27,9 +27,18 @@ public struct SegmentExtractor: Sendable {
 
     public let configuration: DetectorConfiguration
     public let channel: Int
-    private var floor: MelNoiseFloor?
+    /// Not optional (reading through an optional copied the floor's state every frame); `floorStale` marks it
+    /// for re-creation at the next block (at the start, after `flush()`, or when the hop length changes).
+    private var floor: MelNoiseFloor
+    private var floorStale = true
     private var hopLength = 512
     private var state: State = .idle
+
+    /// Centre of the first frame of the segment that is open now (nil when none is).
+    public var openSince: SampleTime? {
+        if case .open(let start, _, _) = state { return start }
+        return nil
+    }
     private var spectra: [Float] = []    // frames × 40 noise-subtracted mel powers of the open segment
     private var snr: [Float] = []
     private var zcr: [Float] = []
@@ -38,6 +47,7 @@ public struct SegmentExtractor: Sendable {
     private let extractor = SegmentFeatureExtractor()
     private let groups: [Range<Int>]
     private var power = [Float](repeating: 0, count: FeatureLayout.melCount)
+    private var frame = [Float](repeating: 0, count: FeatureLayout.melCount)   // the denoised spectrum of a step
     /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
     private var ring = AudioRing()
     private let voicing = VoicingAnalyzer()
@@ -50,6 +60,10 @@ public struct SegmentExtractor: Sendable {
         func firstBand(_ khz: Float) -> Int { centres.firstIndex(where: { $0 >= khz }) ?? centres.count }
         let cuts = [0, firstBand(0.5), firstBand(1.3), firstBand(3.3), centres.count]
         groups = (0..<4).map { cuts[$0]..<cuts[$0 + 1] }
+        precondition(cuts.first == 0 && cuts.last == FeatureLayout.melCount && zip(cuts, cuts.dropFirst()).allSatisfy(<=),
+                     "the SNR band groups must tile the mel bands in order")
+        floor = MelNoiseFloor(bands: FeatureLayout.melCount, hopSec: Double(hopLength) / Double(AnalysisClock.sampleRate),
+                              configuration: configuration)
     }
 
     /// Feeds the channel's raw 16-kHz samples starting at `start`. Call it with each audio block BEFORE the
@@ -63,7 +77,8 @@ public struct SegmentExtractor: Sendable {
 
     /// Steps the segmenter with every frame of `block`; returns the segments that closed.
     public mutating func process(_ block: FeatureBlock) -> [CandidateSegment] {
-        if floor == nil || block.hopLength != hopLength {
+        if floorStale || block.hopLength != hopLength {
+            floorStale = false
             hopLength = block.hopLength
             floor = MelNoiseFloor(bands: FeatureLayout.melCount, hopSec: hopSec, configuration: configuration)
         }
@@ -75,16 +90,18 @@ public struct SegmentExtractor: Sendable {
                 let row = UnsafeBufferPointer(rebasing: values[(i * FeatureLayout.stride + FeatureLayout.mel)...]
                     .prefix(FeatureLayout.melCount))
                 let centre = block.start + SampleTime(i * block.hopLength)
-                zcr.append(values[i * FeatureLayout.stride + FeatureLayout.zeroCrossingRate])
-                rawFlatness.append(values[i * FeatureLayout.stride + FeatureLayout.spectralFlatness])
-                let frameSNR = step(row, centre: centre)
+                let frameSNR = step(row)
+                // Buffers are empty whenever the state is idle (every way into `.idle` clears them), so a quiet
+                // frame in `.idle`, which would be buffered and cleared at once, is not buffered at all.
+                if case .idle = state, frameSNR < configuration.onThresholdDb {
+                    assert(snr.isEmpty && spectra.isEmpty, "buffers must be empty while idle")
+                    continue
+                }
+                appendFrame(snr: frameSNR, centre: centre, zcr: values[i * FeatureLayout.stride + FeatureLayout.zeroCrossingRate],
+                            rawFlatness: values[i * FeatureLayout.stride + FeatureLayout.spectralFlatness])
                 switch state {
                 case .idle:
-                    if frameSNR >= configuration.onThresholdDb {
-                        state = .open(start: centre, lastActive: 0, peak: frameSNR)
-                    } else {
-                        clearBuffers()
-                    }
+                    state = .open(start: centre, lastActive: 0, peak: frameSNR)
                 case .open(let start, let lastActive, let peak):
                     let index = frameCentres.count - 1
                     // A frame counts as active above the off threshold and within `splitDropDb` of the segment's
@@ -110,34 +127,58 @@ public struct SegmentExtractor: Sendable {
         if case .open(_, let lastActive, _) = state, let s = close(frames: lastActive + 1) { out.append(s) }
         state = .idle
         clearBuffers()
-        floor = nil
+        floorStale = true
         return out
     }
 
-    /// Updates the floor with one frame, appends its denoised spectrum to the buffers, returns its SNR (dB).
-    private mutating func step(_ row: UnsafeBufferPointer<Float>, centre: SampleTime) -> Float {
+    /// Updates the floor with one frame, leaves its denoised spectrum in `frame` (for `appendFrame`), returns its
+    /// SNR (dB).
+    ///
+    /// Works on raw buffers (the floor is read in place, no copy of it per frame) with the same arithmetic in the
+    /// same order as the definitions: band sums in ascending band order.
+    private mutating func step(_ row: UnsafeBufferPointer<Float>) -> Float {
         let n = FeatureLayout.melCount
-        for b in 0..<n { power[b] = max(row[b], 0) }
-        if !floor!.started {
+        power.withUnsafeMutableBufferPointer { p in
+            for b in 0..<n { p[b] = max(row[b], 0) }
+        }
+        if !floor.started {
             // The first frame seeds the floor: nothing stands out before anything has been heard.
-            power.withUnsafeBufferPointer { floor!.update($0) }
+            power.withUnsafeBufferPointer { floor.update($0) }
         }
-        let floorBefore = floor!.floor
-        var bestRatio: Float = 0       // the best group's power ratio; one logarithm per frame (log10 is monotonic)
-        for g in groups {
-            var p: Float = 0, q: Float = 0
-            for b in g { p += power[b]; q += floorBefore[b] }
-            bestRatio = max(bestRatio, max(p, 1e-30) / q)
+        let best: Float = power.withUnsafeBufferPointer { p in
+            floor.withFloor { f in
+                frame.withUnsafeMutableBufferPointer { out in
+                    // The groups tile the bands in ascending order, so one pass feeds the group sums and the
+                    // excess sum, each in ascending band order (independent chains the CPU overlaps).
+                    var bestRatio: Float = 0   // the best group's power ratio; one logarithm per frame (log10 is monotonic)
+                    var excessMean: Float = 0
+                    for g in groups {
+                        var sp: Float = 0, sq: Float = 0
+                        for b in g {
+                            sp += p[b]; sq += f[b]
+                            let excess = max(p[b] - f[b], 0)
+                            out[b] = excess
+                            excessMean += excess
+                        }
+                        bestRatio = max(bestRatio, max(sp, 1e-30) / sq)
+                    }
+                    let eps = 1e-3 * excessMean / Float(n) + 1e-12
+                    for b in 0..<n { out[b] += eps }
+                    return 10 * log10f(bestRatio)
+                }
+            }
         }
-        let best = 10 * log10f(bestRatio)
-        var excessMean: Float = 0
-        for b in 0..<n { excessMean += max(power[b] - floorBefore[b], 0) }
-        let eps = 1e-3 * excessMean / Float(n) + 1e-12
-        for b in 0..<n { spectra.append(max(power[b] - floorBefore[b], 0) + eps) }
-        snr.append(best)
-        frameCentres.append(centre)
-        power.withUnsafeBufferPointer { floor!.update($0) }
+        power.withUnsafeBufferPointer { floor.update($0) }
         return best
+    }
+
+    /// Buffers the frame `step` just analysed.
+    private mutating func appendFrame(snr frameSNR: Float, centre: SampleTime, zcr frameZCR: Float, rawFlatness flatness: Float) {
+        zcr.append(frameZCR)
+        rawFlatness.append(flatness)
+        spectra.append(contentsOf: frame)
+        snr.append(frameSNR)
+        frameCentres.append(centre)
     }
 
     /// Emits the segment made of the first `frames` buffered frames, keeps the rest for the next segment.

@@ -60,10 +60,11 @@ public struct SegmentFeatures: Sendable, Hashable {
 ///   (FeatureLayout columns, librosa definitions; level-invariant but not noise-subtracted).
 struct SegmentFeatureExtractor: Sendable {
     static let bands = FeatureLayout.melCount
-    let dct: [Float]             // 12 × 40, row k-1 = DCT-II ortho basis k
     let centresKHz: [Float]      // mel band centres (Slaney scale)
-    let groupOf: [Int]           // band → fraction group 0..4
+    let groupRanges: [Range<Int>]   // the bands of each fraction group (ascending, tiling 0..<bands)
     let lowBandEnd: Int          // first band with centre ≥ 1 kHz
+    let dctByBand: [SIMD16<Float>]   // per band b: lane k-1 = DCT-II ortho basis k at b (k = 1…12), lanes 12…15 zero
+    let tiltWeights: [Double]    // per band b: b − (bands − 1) / 2
 
     init(sampleRate: Double = 16000) {
         let n = Self.bands
@@ -74,7 +75,12 @@ struct SegmentFeatureExtractor: Sendable {
                 d[(k - 1) * n + b] = scale * Float(cos(Double.pi * Double(k) * (2 * Double(b) + 1) / (2 * Double(n))))
             }
         }
-        dct = d
+        dctByBand = (0..<n).map { b in
+            var lanes = SIMD16<Float>(repeating: 0)
+            for k in 0..<12 { lanes[k] = d[k * n + b] }
+            return lanes
+        }
+        tiltWeights = (0..<n).map { Double($0) - Double(n - 1) / 2 }
         // Slaney mel scale (librosa `mel_frequencies(htk=False)`): linear below 1 kHz, logarithmic above.
         func hzToMel(_ f: Double) -> Double {
             f < 1000 ? f / (200.0 / 3.0) : 15 + log(f / 1000) / (log(6.4) / 27)
@@ -86,7 +92,11 @@ struct SegmentFeatureExtractor: Sendable {
         let points = (0..<(n + 2)).map { melToHz(top * Double($0) / Double(n + 1)) }
         centresKHz = (1...n).map { Float(points[$0] / 1000) }
         let edges: [Float] = [0.3, 1.0, 2.0, 4.0]
-        groupOf = centresKHz.map { c in edges.firstIndex(where: { c < $0 }) ?? 4 }
+        let groupOf = centresKHz.map { c in edges.firstIndex(where: { c < $0 }) ?? 4 }   // band → group 0..4
+        groupRanges = (0..<5).map { g in
+            (groupOf.firstIndex(where: { $0 >= g }) ?? n)..<(groupOf.firstIndex(where: { $0 > g }) ?? n)
+        }
+        precondition(zip(groupOf, groupOf.dropFirst()).allSatisfy(<=), "mel band centres must ascend")
         lowBandEnd = centresKHz.firstIndex(where: { $0 >= 1.0 }) ?? n
     }
 
@@ -99,7 +109,6 @@ struct SegmentFeatureExtractor: Sendable {
         var cepSq = [Double](repeating: 0, count: 12)
         var cepDelta = [Double](repeating: 0, count: 12)
         var prevCep = [Float](repeating: 0, count: 12)
-        var cep = [Float](repeating: 0, count: 12)
         var logS = [Float](repeating: 0, count: n)
         var centroidSum = 0.0, centroidSq = 0.0, spreadSum = 0.0, flatSum = 0.0, rollSum = 0.0, tiltSum = 0.0
         var groupEnergy = [Double](repeating: 0, count: 5)
@@ -112,51 +121,85 @@ struct SegmentFeatureExtractor: Sendable {
         var idxVar = 0.0
         for b in 0..<n { idxVar += (Double(b) - meanIdx) * (Double(b) - meanIdx) }
 
-        for t in 0..<frames {
-            let base = t * n
-            var total = 0.0, weighted = 0.0, logSum = 0.0, low = 0.0, high = 0.0
-            for b in 0..<n {
-                let s = Double(spectra[base + b])
-                total += s
-                weighted += s * Double(centresKHz[b])
-                logS[b] = 10 * log10f(spectra[base + b])
-                logSum += log(s)
-                groupEnergy[groupOf[b]] += s
-                if b < lowBandEnd { low += s } else { high += s }
+        // One pass over the bands per frame feeds every band sum (each accumulator still adds its terms in
+        // ascending band order, so every value is the same as with one loop per quantity); the cepstrum's 12 dot
+        // products run side by side (`dctByBand`, one lane per coefficient: the same products and sums per lane).
+        // The 85 % roll-off reuses the running `total` (the same partial sums a second loop would form).
+        var prefix = [Double](repeating: 0, count: n)
+        var lnS = [Double](repeating: 0, count: n)
+        let lowEnd = lowBandEnd
+        spectra.withUnsafeBufferPointer { spectra in
+        centresKHz.withUnsafeBufferPointer { centresKHz in
+        groupRanges.withUnsafeBufferPointer { groupRanges in
+        dctByBand.withUnsafeBufferPointer { dctByBand in
+        tiltWeights.withUnsafeBufferPointer { tiltWeights in
+        logS.withUnsafeMutableBufferPointer { logS in
+        prefix.withUnsafeMutableBufferPointer { prefix in
+        lnS.withUnsafeMutableBufferPointer { lnS in
+        groupEnergy.withUnsafeMutableBufferPointer { groupEnergy in
+            for t in 0..<frames {
+                let base = t * n
+                var total = 0.0, weighted = 0.0, logSum = 0.0, low = 0.0, high = 0.0, tilt = 0.0
+                var acc = SIMD16<Float>(repeating: 0)
+                // The logarithms first (library calls: no accumulator has to live across them).
+                for b in 0..<n {
+                    logS[b] = 10 * log10f(spectra[base + b])
+                    lnS[b] = log(Double(spectra[base + b]))
+                }
+                // Band by band within each fraction group (the groups tile the bands in ascending order), so the
+                // group's running energy stays in a register.
+                for g in 0..<groupRanges.count {
+                    var energy = groupEnergy[g]
+                    for b in groupRanges[g] {
+                        let x = spectra[base + b]
+                        let s = Double(x)
+                        total += s
+                        prefix[b] = total
+                        weighted += s * Double(centresKHz[b])
+                        let l = logS[b]
+                        logSum += lnS[b]
+                        energy += s
+                        if b < lowEnd { low += s } else { high += s }
+                        tilt += tiltWeights[b] * Double(l)
+                        acc = acc + dctByBand[b] * SIMD16<Float>(repeating: l)
+                    }
+                    groupEnergy[g] = energy
+                }
+                let centroid = weighted / total
+                var spreadAcc = 0.0
+                for b in 0..<n {
+                    let d = Double(centresKHz[b]) - centroid
+                    spreadAcc += Double(spectra[base + b]) * d * d
+                }
+                var roll = Double(centresKHz[n - 1])
+                let target = 0.85 * total
+                for b in 0..<n where prefix[b] >= target { roll = Double(centresKHz[b]); break }
+                var peak = 0.0
+                for b in 1...14 { peak += Double(abs(logS[b] - 0.5 * (logS[b - 1] + logS[b + 1]))) }
+                peakiness += peak / 14
+                centroidSum += centroid; centroidSq += centroid * centroid
+                spreadSum += (spreadAcc / total).squareRoot()
+                flatSum += exp(logSum / Double(n)) / (total / Double(n))
+                rollSum += roll
+                tiltSum += tilt / idxVar
+                envelope[t] = Float(10 * log10(total))
+                lowDb[t] = Float(10 * log10(low))
+                highDb[t] = Float(10 * log10(high))
+                for k in 0..<12 {
+                    let c = acc[k]
+                    cepSum[k] += Double(c); cepSq[k] += Double(c) * Double(c)
+                    if t > 0 { cepDelta[k] += Double(abs(c - prevCep[k])) }
+                    prevCep[k] = c
+                }
             }
-            let centroid = weighted / total
-            var spreadAcc = 0.0
-            for b in 0..<n {
-                let d = Double(centresKHz[b]) - centroid
-                spreadAcc += Double(spectra[base + b]) * d * d
-            }
-            var cum = 0.0, roll = Double(centresKHz[n - 1])
-            for b in 0..<n {
-                cum += Double(spectra[base + b])
-                if cum >= 0.85 * total { roll = Double(centresKHz[b]); break }
-            }
-            var tilt = 0.0
-            for b in 0..<n { tilt += (Double(b) - meanIdx) * Double(logS[b]) }
-            var peak = 0.0
-            for b in 1...14 { peak += Double(abs(logS[b] - 0.5 * (logS[b - 1] + logS[b + 1]))) }
-            peakiness += peak / 14
-            centroidSum += centroid; centroidSq += centroid * centroid
-            spreadSum += (spreadAcc / total).squareRoot()
-            flatSum += exp(logSum / Double(n)) / (total / Double(n))
-            rollSum += roll
-            tiltSum += tilt / idxVar
-            envelope[t] = Float(10 * log10(total))
-            lowDb[t] = Float(10 * log10(low))
-            highDb[t] = Float(10 * log10(high))
-            for k in 0..<12 {
-                var acc: Float = 0
-                let row = k * n
-                for b in 0..<n { acc += dct[row + b] * logS[b] }
-                cep[k] = acc
-                cepSum[k] += Double(acc); cepSq[k] += Double(acc) * Double(acc)
-                if t > 0 { cepDelta[k] += Double(abs(acc - prevCep[k])) }
-            }
-            swap(&cep, &prevCep)
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
         }
         let f = Double(frames)
         var v: [Float] = []

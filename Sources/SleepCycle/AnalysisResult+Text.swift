@@ -7,6 +7,8 @@ extension AnalysisResult {
         var out: [String] = []
         func t(_ d: Date) -> String { String(ISO8601Milliseconds.string(from: d).dropFirst(11).prefix(8)) }
         func hm(_ seconds: Double) -> String {
+            // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
+            if seconds > 0 && seconds < 9.95 { return String(format: "%.1f s", seconds) }
             let s = Int(seconds.rounded())
             return s >= 3600 ? "\(s / 3600) h \(String(format: "%02d", (s % 3600) / 60)) min"
                 : s >= 60 ? "\(s / 60) min \(String(format: "%02d", s % 60)) s" : "\(s) s"

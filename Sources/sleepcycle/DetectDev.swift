@@ -89,7 +89,7 @@ func sceneFeatureBlocks(_ samples: [Float], audio: ((UnsafeBufferPointer<Float>,
                         _ body: (FeatureBlock) -> Void) throws {
     let analyzer = try FeatureAnalyzer(frameLength: 1024, hopLength: 512, sampleRate: 16000, channel: 0)
     var i = 0
-    try samples.withUnsafeBufferPointer { all in
+    samples.withUnsafeBufferPointer { all in
         while i < all.count {
             let n = min(16384, all.count - i)
             let block = UnsafeBufferPointer(rebasing: all[i..<(i + n)])

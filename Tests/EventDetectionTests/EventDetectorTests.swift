@@ -50,6 +50,21 @@ import SleepCycleDSP
         #expect(abs(AnalysisClock.seconds(events[0].end) - 6.45) < 0.07)
     }
 
+    @Test func aWordStillOpenWhenTheMergeGapRunsOutJoinsTheUtterance() throws {
+        // A short word, 0.6 s of quiet, then a 2.5-s word: the second segment closes ~2.8 s after the first ended,
+        // long after the 1.5-s merge gap, but it was open within the gap, so the utterance is one event.
+        let rows = TestSignals.frames(seconds: 30, background: bg, events: [(5, 5.5, loud), (6.1, 8.6, loud)])
+        let events = ended(try run(rows, classifier: .always(.talking, 0.8)))
+        #expect(events.count == 1)
+        if let e = events.first {
+            #expect(abs(AnalysisClock.seconds(e.start) - 5.0) < 0.07)
+            #expect(abs(AnalysisClock.seconds(e.end) - 8.6) < 0.07)
+        }
+        // A second word that starts after the gap is its own event.
+        let apart = TestSignals.frames(seconds: 30, background: bg, events: [(5, 5.5, loud), (7.5, 10, loud)])
+        #expect(ended(try run(apart, classifier: .always(.talking, 0.8))).count == 2)
+    }
+
     @Test func snoreBoutRule() throws {
         // A lone moderately confident snore is dropped; a bout of snores every 4 s is reported snore by snore.
         let lone = TestSignals.frames(seconds: 40, background: bg, events: [(10, 11, loud)])
