@@ -56,14 +56,9 @@ public struct NeuralSegmentClassifier: SegmentClassifier {
     let layers: [Layer]
     let temperature: Double
 
-    /// Loads a model file; throws `DetectionError` naming the file and the problem.
-    public init(contentsOf url: URL) throws {
-        try self.init(file: try ModelFile.decode(try ModelFile.read(url), path: url.path), path: url.path)
-    }
-
-    public init(json data: Data, path: String = "<model>") throws {
-        try self.init(file: try ModelFile.decode(data, path: path), path: path)
-    }
+    /// Loads a model file (or its JSON); throws `DetectionError` naming the file and the problem.
+    public init(contentsOf url: URL) throws { try self.init(file: .decode(contentsOf: url), path: url.path) }
+    public init(json data: Data, path: String = "<model>") throws { try self.init(file: .decode(data, path: path), path: path) }
 
     init(file: ModelFile, path: String) throws {
         func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: why) }

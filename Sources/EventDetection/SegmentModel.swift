@@ -10,7 +10,7 @@ import Foundation
 public enum SegmentModel {
     /// Loads any kind of model file.
     public static func load(contentsOf url: URL) throws -> any SegmentClassifier {
-        try classifier(of: try ModelFile.decode(try ModelFile.read(url), path: url.path), path: url.path)
+        try classifier(of: try ModelFile.decode(contentsOf: url), path: url.path)
     }
 
     public static func load(json data: Data, path: String = "<model>") throws -> any SegmentClassifier {
@@ -31,7 +31,7 @@ public enum SegmentModel {
     /// The committed file, parsed once per process (the classifier and `SnoreSignature.builtIn()` share it).
     static let builtInFile: Result<(file: ModelFile, path: String), any Error> = Result {
         let url = try builtInURL()
-        return (try ModelFile.decode(try ModelFile.read(url), path: url.path), url.path)
+        return (try ModelFile.decode(contentsOf: url), url.path)
     }
     static let builtInModel: Result<any SegmentClassifier, any Error> = Result {
         let (file, path) = try builtInFile.get()
@@ -67,6 +67,9 @@ struct ModelFile: Decodable, Sendable {
     struct Layer: Decodable, Sendable { var weights: [[Double]]; var bias: [Double] }
     struct Tree: Decodable, Sendable { var `class`: Int; var nodes: String }
     struct Signature: Decodable, Sendable { var mean: [Float]; var scale: [Float] }
+
+    /// Reads and decodes a model file (`decode`), errors naming the file.
+    static func decode(contentsOf url: URL) throws -> ModelFile { try decode(try read(url), path: url.path) }
 
     static func read(_ url: URL) throws -> Data {
         do { return try Data(contentsOf: url) } catch {
