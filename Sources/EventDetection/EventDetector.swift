@@ -93,7 +93,7 @@ public struct EventDetector: AnalysisConsumer {
         let fresh = EventAssembler(configuration: configuration)
         let finished = body(&assemblers[channel, default: fresh])
         var out: [AnalysisEvent] = []
-        for f in finished {
+        for f in finished where f.probability >= configuration.minEventProbability[f.type] ?? configuration.minProbability {
             let event = SoundEvent(id: nextId, type: f.type, start: f.start, end: f.end, probability: f.probability,
                                    source: .audio,
                                    channel: channelCount > 1 ? AudioChannel(rawValue: channel) : nil,

@@ -65,6 +65,19 @@ import SleepCycleDSP
         #expect(ended(try run(apart, classifier: .always(.talking, 0.8))).count == 2)
     }
 
+    @Test func coughEventsNeedTheirOwnHigherProbability() throws {
+        let rows = TestSignals.frames(seconds: 30, background: bg, events: [(5, 5.6, loud), (15, 15.6, loud)])
+        // Default: coughs need 0.7 as finished events, talking 0.5.
+        #expect(ended(try run(rows, classifier: .always(.coughing, 0.65))).isEmpty)
+        #expect(ended(try run(rows, classifier: .always(.coughing, 0.75))).count == 2)
+        #expect(ended(try run(rows, classifier: .always(.talking, 0.65))).count == 2)
+        var config = DetectorConfiguration.default
+        config.minEventProbability = [:]
+        #expect(ended(try run(rows, classifier: .always(.coughing, 0.65), configuration: config)).count == 2)
+        config.minEventProbability = [.talking: 1.5]
+        #expect(throws: DetectionError.self) { try EventDetector(configuration: config, classifier: FixedClassifier.always(.talking, 0.9)) }
+    }
+
     @Test func snoreBoutRule() throws {
         // A lone moderately confident snore is dropped; a bout of snores every 4 s is reported snore by snore.
         let lone = TestSignals.frames(seconds: 40, background: bg, events: [(10, 11, loud)])

@@ -72,6 +72,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--model", choices=["gbt", "mlp", "lr"], default="gbt")
     ap.add_argument("--analyze", action="store_true", help="use `sleepcycle analyze` (built-in model: not held out)")
+    ap.add_argument("--min-probability", type=float, default=0.0,
+                    help="drop detected events below this probability before scoring (operating-point study)")
     args = ap.parse_args()
     its = D.items()
     X, y, _, _, folds, _, weight = T.training_set(its)
@@ -106,6 +108,7 @@ def main():
         else:
             lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath])
             detected = [[l for l in lines if l["scene"] == j] for j in range(len(nights))]
+        detected = [[d for d in det if d["probability"] >= args.min_probability] for det in detected]
         for (kind, x, truth), det in zip(nights, detected):
             n_sec = int(np.ceil(len(x) / C.SR))
             hours = len(x) / C.SR / 3600

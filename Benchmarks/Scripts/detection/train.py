@@ -30,6 +30,8 @@ import dataset as D
 MODEL_PATH = os.path.join(C.REPO, "Sources", "EventDetection", "Resources", "event-model.json")
 PARITY_PATH = os.path.join(C.REPO, "Tests", "EventDetectionTests", "ModelParityVectors.swift")
 MIN_PROBABILITY = 0.5
+# Per-class event thresholds of DetectorConfiguration.default (minEventProbability): what `analyze` reports.
+EVENT_PROBABILITY = {C.CLASSES.index("coughing"): 0.7}
 EVENT_SHARE = float(os.environ.get("DETECT_EVENT_SHARE", "0.25"))
 HIDDEN = tuple(int(h) for h in os.environ.get("DETECT_HIDDEN", "64").split(","))
 # Gradient-boosted trees (the default model): rounds x 5 class trees of at most GBT_LEAVES leaves.
@@ -219,12 +221,13 @@ def predict(model, X, temperature=None):
 
 
 def clip_predictions(P, scene_idx, n_scenes):
-    """Clip label = the class of its most confident segment classified as an event with p >= 0.5, else none."""
+    """Clip label = the class of its most confident segment classified as an event with p >= 0.5 (coughing: 0.7,
+    as `analyze` reports events), else none."""
     label = np.zeros(n_scenes, int)
     prob = np.zeros(n_scenes)
     for p, k in zip(P, scene_idx):
         c = int(np.argmax(p))
-        if c > 0 and p[c] >= MIN_PROBABILITY and p[c] > prob[k]:
+        if c > 0 and p[c] >= EVENT_PROBABILITY.get(c, MIN_PROBABILITY) and p[c] > prob[k]:
             label[k], prob[k] = c, p[c]
     return label, prob
 
