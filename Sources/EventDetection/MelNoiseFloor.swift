@@ -44,9 +44,6 @@ struct MelNoiseFloor: Sendable {
             + [Float](repeating: absoluteFloor, count: bands)
     }
 
-    /// Current floor estimate per band (linear mel power).
-    var floor: [Float] { Array(state[(3 * bands)...]) }
-
     /// Calls `body` with the current floor. `mutating` (it changes nothing) so that a caller holding the floor in
     /// a stored property lends it in place: a non-mutating call copied the whole floor (and retained its buffers)
     /// on every frame.
@@ -55,7 +52,7 @@ struct MelNoiseFloor: Sendable {
         return state.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[(3 * n)...])) }
     }
 
-    /// Feeds one frame's mel powers (`power[0..<bands]`); updates `floor`.
+    /// Feeds one frame's mel powers (`power[0..<bands]`); updates the floor (read it with `withFloor`).
     ///
     /// One pass over the bands through a raw buffer (no bounds or uniqueness checks per element, vectorisable):
     /// every band's arithmetic is the same as smoothing, minimum and floor written as three loops.

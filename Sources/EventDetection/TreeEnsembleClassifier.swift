@@ -18,12 +18,6 @@ import Foundation
 /// Cost: one root-to-leaf walk per tree (rounds × 5 classes, ≤ 15 leaves each), bound by the latency of fetching
 /// nodes that the rest of the analysis evicted from the caches: ~20–40 µs per segment on the 1-h benchmark night.
 public struct TreeEnsembleClassifier: SegmentClassifier {
-    /// 12 bytes: a split (`feature` ≥ 0, `number` = threshold, `right`) or a leaf (`feature` −1, `number` = output).
-    struct Node: Sendable {
-        var feature: Int32
-        var number: Float
-        var right: Int32          // absolute node index of the right child (the left child is the next node)
-    }
     /// A split (`feature` < `leaf`, `number` = threshold, right child `rightOffset` nodes further on) or a leaf
     /// (`feature == leaf`, `number` = output).
     struct PackedNode: Sendable {
@@ -32,7 +26,7 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
         var rightOffset: UInt16
         static let leaf = UInt16.max
     }
-    /// Every tree's nodes for the walk, 8 bytes each (a third less memory than `Node`: the walk is bound by
+    /// Every tree's nodes for the walk, 8 bytes each (a third less memory than 32-bit fields: the walk is bound by
     /// the latency of fetching nodes that other work evicted from the caches between two segments).
     let nodes: [PackedNode]
     let roots: [Int32]
@@ -57,32 +51,24 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
         var treeClass: [Int32] = []
         for (t, tree) in trees.enumerated() {
             guard (0..<classes).contains(tree.class) else { throw bad("tree \(t): class \(tree.class) out of range") }
-            let base = nodes.count
-            guard let local = Self.parse(tree.nodes) else { throw bad("tree \(t): malformed nodes") }
-            for (i, n) in local.enumerated() {
-                if n.feature >= 0 {
-                    guard let offset = UInt16(exactly: Int(n.right) - i) else {
-                        throw bad("tree \(t): more than \(UInt16.max) nodes between a split and its right child")
-                    }
-                    nodes.append(PackedNode(number: n.number, feature: UInt16(n.feature), rightOffset: offset))
-                } else {
-                    nodes.append(PackedNode(number: n.number, feature: PackedNode.leaf, rightOffset: 0))
-                }
+            roots.append(Int32(nodes.count))
+            guard let local = Self.parse(tree.nodes) else {
+                throw bad("tree \(t): malformed nodes (or a right child more than \(UInt16.max) nodes after its split)")
             }
-            roots.append(Int32(base))
+            nodes += local
             treeClass.append(Int32(tree.class))
         }
         self.nodes = nodes; self.roots = roots; self.treeClass = treeClass
         self.baseline = baseline; temperature = file.temperature ?? 1
     }
 
-    /// Parses one tree's pre-order text; nil unless every split has both children inside the tree after it
-    /// (every walk then ends at a leaf) and every number is finite. Works on the UTF-8 bytes (a model has ~40 000
+    /// Parses one tree's pre-order text into packed nodes; nil unless every split has both children inside the tree
+    /// after it (every walk then ends at a leaf), within `UInt16.max` nodes, and every number is finite. Works on the UTF-8 bytes (a model has ~40 000
     /// tokens: `String.split` and `Character` indexing cost more than the night's classification).
-    static func parse(_ text: String) -> [Node]? {
+    static func parse(_ text: String) -> [PackedNode]? {
         var text = text
-        let nodes: [Node]? = text.withUTF8 { bytes -> [Node]? in
-            var nodes: [Node] = []
+        let parsed: [(node: PackedNode, right: Int32)]? = text.withUTF8 { bytes in
+            var nodes: [(node: PackedNode, right: Int32)] = []
             func integer(_ r: Range<Int>) -> Int32? {
                 guard !r.isEmpty, r.count <= 9 else { return nil }
                 var v: Int32 = 0
@@ -110,19 +96,27 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
                           let colon = (lt..<j).last(where: { bytes[$0] == UInt8(ascii: ":") }),
                           let f = integer(i + 1..<lt), Int(f) < SegmentFeatures.count,
                           let threshold = number(lt + 2..<colon), let right = integer(colon + 1..<j) else { return nil }
-                    nodes.append(Node(feature: f, number: threshold, right: right))
+                    nodes.append((PackedNode(number: threshold, feature: UInt16(f), rightOffset: 0), right))
                 } else {
                     guard let v = number(i..<j) else { return nil }
-                    nodes.append(Node(feature: -1, number: v, right: 0))
+                    nodes.append((PackedNode(number: v, feature: PackedNode.leaf, rightOffset: 0), 0))
                 }
                 i = j
             }
             return nodes
         }
-        guard let nodes, !nodes.isEmpty else { return nil }
-        let m = nodes.count
-        for (i, n) in nodes.enumerated() where n.feature >= 0 {
-            guard i + 1 < m, Int(n.right) > i + 1, Int(n.right) < m else { return nil }
+        guard let parsed, !parsed.isEmpty else { return nil }
+        let m = parsed.count
+        var nodes: [PackedNode] = []
+        nodes.reserveCapacity(m)
+        for (i, (node, right)) in parsed.enumerated() {
+            var node = node
+            if node.feature != PackedNode.leaf {
+                guard i + 1 < m, Int(right) > i + 1, Int(right) < m,
+                      let offset = UInt16(exactly: Int(right) - i) else { return nil }
+                node.rightOffset = offset
+            }
+            nodes.append(node)
         }
         return nodes
     }

@@ -259,39 +259,38 @@ public struct AudioRing: Sendable {
     public mutating func append(_ samples: UnsafeBufferPointer<Float>, at time: SampleTime) {
         guard !samples.isEmpty else { return }
         if time != end || start == end { stretchStart = time }
-        let count = samples.count
-        let skip = max(0, count - capacity)
+        let skip = max(0, samples.count - capacity)      // only the newest `capacity` samples can be held
         storage.withUnsafeMutableBufferPointer { s in
-            var index = Int((time + SampleTime(skip)) % SampleTime(capacity))
-            var i = skip
-            while i < count {
-                let run = min(count - i, capacity - index)
-                _ = UnsafeMutableBufferPointer(rebasing: s[index..<(index + run)])
-                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[i..<(i + run)]))
-                i += run
-                index = (index + run) % capacity
+            Self.runs(capacity: capacity, at: time + SampleTime(skip), buffer: skip..<samples.count) { ring, buffer in
+                _ = UnsafeMutableBufferPointer(rebasing: s[ring]).update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[buffer]))
             }
         }
-        end = time + SampleTime(count)
+        end = time + SampleTime(samples.count)
     }
-
-    public mutating func reset() { end = 0; stretchStart = 0 }
 
     /// Copies `[from, from + into.count)` into `into`; false (and `into` untouched) unless all of it is held.
     public func copy(from: SampleTime, into: UnsafeMutableBufferPointer<Float>) -> Bool {
         let count = into.count
         guard from >= start, from + SampleTime(count) <= end, count <= capacity else { return false }
         storage.withUnsafeBufferPointer { s in
-            var index = Int(from % SampleTime(capacity))
-            var i = 0
-            while i < count {
-                let run = min(count - i, capacity - index)
-                _ = UnsafeMutableBufferPointer(rebasing: into[i..<(i + run)])
-                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: s[index..<(index + run)]))
-                i += run
-                index = (index + run) % capacity
+            Self.runs(capacity: capacity, at: from, buffer: 0..<count) { ring, buffer in
+                _ = UnsafeMutableBufferPointer(rebasing: into[buffer]).update(fromContentsOf: UnsafeBufferPointer(rebasing: s[ring]))
             }
         }
         return true
+    }
+
+    /// Splits the samples `buffer` (≤ capacity of them, the first at timeline position `time`) into the contiguous
+    /// runs they occupy in the ring storage: `body(ring indices, buffer indices)` once or twice (at the wrap).
+    private static func runs(capacity: Int, at time: SampleTime, buffer: Range<Int>,
+                             _ body: (Range<Int>, Range<Int>) -> Void) {
+        var index = Int(time % SampleTime(capacity))
+        var i = buffer.lowerBound
+        while i < buffer.upperBound {
+            let run = min(buffer.upperBound - i, capacity - index)
+            body(index..<(index + run), i..<(i + run))
+            i += run
+            index = (index + run) % capacity
+        }
     }
 }

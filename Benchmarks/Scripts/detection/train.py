@@ -16,6 +16,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
+import functools
 import json
 import sys
 
@@ -53,16 +54,22 @@ def r9(v):
     return float("%.9g" % v)
 
 
-def withheld(X):
-    """X with the DETECT_DROP_FEATURES columns set to 0 (the same at fitting and at scoring)."""
-    if not DROP_FEATURES:
-        return X
+@functools.lru_cache(maxsize=None)
+def withheld_columns():
+    """Column indices of DETECT_DROP_FEATURES (checked once; the names come from the segment cache)."""
     names = D.segments(0)["names"]
     missing = [f for f in DROP_FEATURES if f not in names]
     if missing:
         raise SystemExit("DETECT_DROP_FEATURES: unknown feature(s) %s" % ", ".join(missing))
+    return [names.index(f) for f in DROP_FEATURES]
+
+
+def withheld(X):
+    """X with the DETECT_DROP_FEATURES columns set to 0 (the same at fitting and at scoring)."""
+    if not DROP_FEATURES:
+        return X
     X = np.array(X, dtype=np.float64, copy=True)
-    X[:, [names.index(f) for f in DROP_FEATURES]] = 0
+    X[:, withheld_columns()] = 0
     return X
 
 
@@ -96,9 +103,8 @@ def fit(X, y, kind, weight=None):
         layers = [(W.T, b) for W, b in zip(m.coefs_, m.intercepts_)]
     if DROP_FEATURES:
         # Withheld inputs get zero first-layer weights, so the Swift scorer (which sees the real values) agrees.
-        names = D.segments(0)["names"]
         W0 = np.array(layers[0][0], dtype=np.float64, copy=True)
-        W0[:, [names.index(f) for f in DROP_FEATURES]] = 0
+        W0[:, withheld_columns()] = 0
         layers[0] = (W0, layers[0][1])
     model = {"mean": [r9(v) for v in mean], "scale": [r9(v) for v in scale],
              "layers": [{"weights": [[r9(v) for v in row] for row in W], "bias": [r9(v) for v in b]}
