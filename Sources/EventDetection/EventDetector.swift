@@ -2,25 +2,34 @@ import SleepCycleBus
 import SleepCycleDSP
 
 /// The event-detection consumer: `.features` in, `.eventStarted` + `.eventEnded` out (published together once a
-/// segment is classified, with a start in the past; latency = the segment's length + bridge gap + merge gap).
+/// segment is decided, with a start in the past; latency = the segment's length + bridge gap + the context stage's
+/// 10-s look-ahead + merge gap, about 18 s at most).
 ///
-/// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter) and an `EventAssembler`
-/// (merging + snore bouts); both bounded. `.audio` blocks go into each channel's 8-s raw-sample ring (the
+/// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
+/// the context stage, `SegmentContextModel`) and an `EventAssembler` (merging + snore bouts); all bounded. `.audio` blocks go into each channel's 8-s raw-sample ring (the
 /// voicing features of a segment are computed from it at segment close; the engine publishes `.audio` before the
 /// `.features` of the same samples). `.gap` and `.sessionEnding` close everything open.
 public struct EventDetector: AnalysisConsumer {
     public let configuration: DetectorConfiguration
     let classifier: any SegmentClassifier
+    /// The context stage (nil: segments are decided by the segment classifier alone).
+    let context: SegmentContextModel?
     let signature: SnoreSignature
     private var channelCount = 1
     private var extractors: [Int: SegmentExtractor] = [:]
+    private var queues: [Int: ContextQueue] = [:]
     private var assemblers: [Int: EventAssembler] = [:]
     private var nextId = 0
 
-    /// - Parameter classifier: nil uses the built-in model (`SegmentModel.builtIn()`).
-    public init(configuration: DetectorConfiguration = .default, classifier: (any SegmentClassifier)? = nil) throws {
+    /// - Parameters:
+    ///   - classifier: nil uses the built-in model (`SegmentModel.builtIn()`) and its context stage.
+    ///   - context: the context stage of `classifier` (it must have been trained on that classifier's
+    ///     probabilities); nil with a classifier of your own: segments are decided by the classifier alone.
+    public init(configuration: DetectorConfiguration = .default, classifier: (any SegmentClassifier)? = nil,
+                context: SegmentContextModel? = nil) throws {
         try configuration.validate()
         self.configuration = configuration
+        self.context = try classifier == nil ? context ?? SegmentContextModel.builtIn() : context
         self.classifier = try classifier ?? SegmentModel.builtIn()
         self.signature = try SnoreSignature.builtIn()
     }
@@ -29,7 +38,7 @@ public struct EventDetector: AnalysisConsumer {
         switch event {
         case .sessionStarted(let info):
             channelCount = info.channelCount
-            extractors.removeAll(); assemblers.removeAll()
+            extractors.removeAll(); assemblers.removeAll(); queues.removeAll()
             return []
         case .audio(let block):
             for (c, samples) in block.channels.enumerated() {
@@ -41,11 +50,17 @@ public struct EventDetector: AnalysisConsumer {
         case .features(let block):
             let i = ensureExtractor(block.channel)
             let segments = extractors.values[i].process(block)
-            var out = segments.flatMap { assemble($0) }
+            var out = segments.flatMap { classified($0) }
             // A segment still open may yet join a pending event (the next word of an utterance, the next cough of
             // a burst, a snore's partner): the assembler's clock is held at its start until it closes.
             var now = block.start + SampleTime(max(block.count - 1, 0) * block.hopLength)
             if let open = extractors.values[i].openSince { now = min(now, open) }
+            if let context {
+                // Segments that open from here on start at least a frame before `now` at the earliest.
+                out += decide(channel: block.channel, model: context, now: now - SampleTime(2 * block.hopLength))
+                // ...and a segment waiting for its context may yet join a pending event too.
+                if let waiting = queues[block.channel]?.firstUndecidedStart { now = min(now, waiting) }
+            }
             out += emit(channel: block.channel) { $0.advance(to: now) }
             return out
         case .gap:
@@ -70,8 +85,22 @@ public struct EventDetector: AnalysisConsumer {
         classifier.classify(segment.features)
     }
 
-    private mutating func assemble(_ segment: CandidateSegment) -> [AnalysisEvent] {
+    /// A closed segment: decided at once, or queued for the context stage.
+    private mutating func classified(_ segment: CandidateSegment) -> [AnalysisEvent] {
         let probabilities = classifier.classify(segment.features)
+        guard context != nil else { return assemble(segment, probabilities) }
+        queues[segment.channel, default: ContextQueue()].append(segment, probabilities: probabilities)
+        return []
+    }
+
+    /// Decides the queued segments of `channel` whose context is complete by `now` (nil: all of them).
+    private mutating func decide(channel: Int, model: SegmentContextModel, now: SampleTime?) -> [AnalysisEvent] {
+        var decided: [(CandidateSegment, ClassProbabilities)] = []
+        queues[channel, default: ContextQueue()].decide(model: model, now: now) { decided.append(($0, $1)) }
+        return decided.flatMap { assemble($0, $1) }
+    }
+
+    private mutating func assemble(_ segment: CandidateSegment, _ probabilities: ClassProbabilities) -> [AnalysisEvent] {
         let (type, p) = probabilities.best
         guard let type, p >= configuration.minProbability else { return [] }
         let s = ClassifiedSegment(type: type, start: segment.start, end: segment.end, probability: p,
@@ -82,7 +111,8 @@ public struct EventDetector: AnalysisConsumer {
     private mutating func flushAll() -> [AnalysisEvent] {
         var out: [AnalysisEvent] = []
         for ch in extractors.keys.sorted() {
-            for segment in extractors[ch]!.flush() { out += assemble(segment) }
+            for segment in extractors[ch]!.flush() { out += classified(segment) }
+            if let context { out += decide(channel: ch, model: context, now: nil) }
         }
         for ch in assemblers.keys.sorted() { out += emit(channel: ch) { $0.flush() } }
         return out

@@ -63,10 +63,16 @@ struct ModelFile: Decodable, Sendable {
     var trees: [Tree]?
     // Snore-signature normalisation.
     var signature: Signature?
+    // The context stage (`SegmentContextModel`), optional.
+    var context: Context?
 
     struct Layer: Decodable, Sendable { var weights: [[Double]]; var bias: [Double] }
     struct Tree: Decodable, Sendable { var `class`: Int; var nodes: String }
     struct Signature: Decodable, Sendable { var mean: [Float]; var scale: [Float] }
+    struct Context: Decodable, Sendable {
+        var features: [String]; var window: Double; var longWindow: Double
+        var baseline: [Double]?; var trees: [Tree]?; var temperature: Double
+    }
 
     /// Reads and decodes a model file (`decode`), errors naming the file.
     static func decode(contentsOf url: URL) throws -> ModelFile { try decode(try read(url), path: url.path) }

@@ -18,6 +18,31 @@ import Foundation
 /// Cost: one root-to-leaf walk per tree (rounds × 5 classes, ≤ 15 leaves each), bound by the latency of fetching
 /// nodes that the rest of the analysis evicted from the caches: ~20–40 µs per segment on the 1-h benchmark night.
 public struct TreeEnsembleClassifier: SegmentClassifier {
+    let ensemble: TreeEnsemble
+
+    /// Loads a model file (or its JSON); throws `DetectionError` naming the file and the problem.
+    public init(contentsOf url: URL) throws { try self.init(file: .decode(contentsOf: url), path: url.path) }
+    public init(json data: Data, path: String = "<model>") throws { try self.init(file: .decode(data, path: path), path: path) }
+
+    init(file: ModelFile, path: String) throws {
+        guard file.kind == "gbt" else {
+            throw DetectionError.modelInvalid(path: path, reason: "kind \(file.kind ?? "(none)") is not gbt")
+        }
+        ensemble = try TreeEnsemble(baseline: file.baseline, trees: file.trees, temperature: file.temperature ?? 1,
+                                    featureCount: SegmentFeatures.count, path: path)
+    }
+
+    /// Number of trees (rounds × classes).
+    public var treeCount: Int { ensemble.roots.count }
+
+    public func classify(_ features: SegmentFeatures) -> ClassProbabilities {
+        features.values.withUnsafeBufferPointer { ensemble.probabilities($0) }
+    }
+}
+
+/// The trees of one ensemble, packed for the walk: the segment classifier's (`TreeEnsembleClassifier`, 67 segment
+/// features) and the context stage's (`SegmentContextModel`, 30 context features).
+struct TreeEnsemble: Sendable {
     /// A split (`feature` < `leaf`, `number` = threshold, right child `rightOffset` nodes further on) or a leaf
     /// (`feature == leaf`, `number` = output).
     struct PackedNode: Sendable {
@@ -33,39 +58,35 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
     let treeClass: [Int32]
     let baseline: [Double]
     let temperature: Double
+    let featureCount: Int
 
-    /// Loads a model file (or its JSON); throws `DetectionError` naming the file and the problem.
-    public init(contentsOf url: URL) throws { try self.init(file: .decode(contentsOf: url), path: url.path) }
-    public init(json data: Data, path: String = "<model>") throws { try self.init(file: .decode(data, path: path), path: path) }
-
-    init(file: ModelFile, path: String) throws {
+    init(baseline: [Double]?, trees: [ModelFile.Tree]?, temperature: Double, featureCount: Int, path: String) throws {
         func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: why) }
-        guard file.kind == "gbt" else { throw bad("kind \(file.kind ?? "(none)") is not gbt") }
         let classes = ClassProbabilities.classes.count
-        guard let baseline = file.baseline, let trees = file.trees, baseline.count == classes,
-              baseline.allSatisfy(\.isFinite), !trees.isEmpty else {
+        guard let baseline, let trees, baseline.count == classes, baseline.allSatisfy(\.isFinite), !trees.isEmpty else {
             throw bad("a tree model needs \(classes) finite baseline scores and trees")
         }
+        guard temperature > 0, temperature.isFinite else { throw bad("temperature must be > 0") }
         var nodes: [PackedNode] = []
         var roots: [Int32] = []
         var treeClass: [Int32] = []
         for (t, tree) in trees.enumerated() {
             guard (0..<classes).contains(tree.class) else { throw bad("tree \(t): class \(tree.class) out of range") }
             roots.append(Int32(nodes.count))
-            guard let local = Self.parse(tree.nodes) else {
+            guard let local = Self.parse(tree.nodes, featureCount: featureCount) else {
                 throw bad("tree \(t): malformed nodes (or a right child more than \(UInt16.max) nodes after its split)")
             }
             nodes += local
             treeClass.append(Int32(tree.class))
         }
         self.nodes = nodes; self.roots = roots; self.treeClass = treeClass
-        self.baseline = baseline; temperature = file.temperature ?? 1
+        self.baseline = baseline; self.temperature = temperature; self.featureCount = featureCount
     }
 
     /// Parses one tree's pre-order text into packed nodes; nil unless every split has both children inside the tree
     /// after it (every walk then ends at a leaf), within `UInt16.max` nodes, and every number is finite. Works on the UTF-8 bytes (a model has ~40 000
     /// tokens: `String.split` and `Character` indexing cost more than the night's classification).
-    static func parse(_ text: String) -> [PackedNode]? {
+    static func parse(_ text: String, featureCount: Int) -> [PackedNode]? {
         var text = text
         let parsed: [(node: PackedNode, right: Int32)]? = text.withUTF8 { bytes in
             var nodes: [(node: PackedNode, right: Int32)] = []
@@ -94,7 +115,7 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
                     guard let lt = (i..<j).first(where: { bytes[$0] == UInt8(ascii: "<") }), lt + 1 < j,
                           bytes[lt + 1] == UInt8(ascii: "="),
                           let colon = (lt..<j).last(where: { bytes[$0] == UInt8(ascii: ":") }),
-                          let f = integer(i + 1..<lt), Int(f) < SegmentFeatures.count,
+                          let f = integer(i + 1..<lt), Int(f) < featureCount,
                           let threshold = number(lt + 2..<colon), let right = integer(colon + 1..<j) else { return nil }
                     nodes.append((PackedNode(number: threshold, feature: UInt16(f), rightOffset: 0), right))
                 } else {
@@ -121,22 +142,19 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
         return nodes
     }
 
-    /// Number of trees (rounds × classes).
-    public var treeCount: Int { roots.count }
 
-    public func classify(_ features: SegmentFeatures) -> ClassProbabilities {
+    /// `softmax(z / T)` of the summed leaves; `x` holds `featureCount` values.
+    func probabilities(_ x: UnsafeBufferPointer<Float>) -> ClassProbabilities {
         var z = baseline
         nodes.withUnsafeBufferPointer { nodes in
-            features.values.withUnsafeBufferPointer { x in
-                for (t, root) in roots.enumerated() {
-                    var i = Int(root)
-                    var node = nodes[i]
-                    while node.feature != PackedNode.leaf {
-                        i += x[Int(node.feature)] <= node.number ? 1 : Int(node.rightOffset)
-                        node = nodes[i]
-                    }
-                    z[Int(treeClass[t])] += Double(node.number)
+            for (t, root) in roots.enumerated() {
+                var i = Int(root)
+                var node = nodes[i]
+                while node.feature != PackedNode.leaf {
+                    i += x[Int(node.feature)] <= node.number ? 1 : Int(node.rightOffset)
+                    node = nodes[i]
                 }
+                z[Int(treeClass[t])] += Double(node.number)
             }
         }
         return softmax(z, temperature: temperature)

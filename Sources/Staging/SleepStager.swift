@@ -21,8 +21,10 @@ import SleepCycleBus
 public struct SleepStager: AnalysisConsumer, Sendable {
     public struct Configuration: Sendable {
         public var epochSeconds: Double = 30
-        /// Extra stream time waited after an epoch ends before deciding it, so late event detections count.
-        public var decisionLagSeconds: Double = 5
+        /// Extra stream time waited after an epoch ends before deciding it, so late event detections count. The
+        /// event detector publishes an event up to ~18 s after it ends (a segment of up to 5 s, its context stage's
+        /// 10-s look-ahead, the 1.5-s merge gap): 20 s.
+        public var decisionLagSeconds: Double = 20
         /// Snoring seconds in an epoch that rule out `awake` (0 disables the rule).
         public var snoreSleepSeconds: Double = 10
         /// Online only: pseudo-epochs of zero activity added to the `count` z-score statistics, so that a

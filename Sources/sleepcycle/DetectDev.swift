@@ -136,7 +136,7 @@ struct DetectEventsCommand: ParsableCommand {
         commandName: "events",
         abstract: "Run the full EventDetector on each scene; one JSON line per event (times in samples).")
     @OptionGroup var scenes: SceneOptions
-    @Option(help: "Model JSON to use instead of the built-in one.")
+    @Option(help: "Model JSON to use instead of the built-in one (with its context stage, if it has one).")
     var model: String?
     @Flag(help: "Compute the frame features only (no detection): the baseline for timing the detector's cost.")
     var featuresOnly = false
@@ -145,9 +145,10 @@ struct DetectEventsCommand: ParsableCommand {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
         let classifier = try model.map { try SegmentModel.load(contentsOf: URL(fileURLWithPath: $0)) }
+        let context = try model.flatMap { try SegmentContextModel.load(contentsOf: URL(fileURLWithPath: $0)) }
         var index = 0
         while let samples = try reader.next() {
-            var detector = try EventDetector(classifier: classifier)
+            var detector = try EventDetector(classifier: classifier, context: context)
             var events: [SoundEvent] = []
             func take(_ produced: [AnalysisEvent]) {
                 for e in produced { if case .eventEnded(let s) = e { events.append(s) } }

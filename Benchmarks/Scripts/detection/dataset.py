@@ -175,10 +175,11 @@ def night_segments(binary=None):
     return data
 
 
-def label_night_segments(data):
-    """Segment label = the class of the reference events covering the largest part of it if that is at least
-    half of the segment, none if under AMBIGUOUS[0], left out in between. Returns X, y, fold, signature."""
-    X, y, fold, sig = [], [], [], []
+def night_labels(data):
+    """Label of every night segment: the class of the reference events covering the largest part of it if that is at
+    least AMBIGUOUS[1] (snoring, talking: their own pair) of the segment, none (0) under AMBIGUOUS[0], -1 (left out
+    of training) in between."""
+    y = []
     for s in data["segments"]:
         k = s["scene"]
         a, b = s["start"] / C.SR, s["end"] / C.SR
@@ -188,12 +189,16 @@ def label_night_segments(data):
         cls, ov = max(cover.items(), key=lambda kv: (kv[1], kv[0])) if cover else ("none", 0.0)
         frac = ov / max(b - a, 1e-9)
         lo, hi = {"snoring": AMBIGUOUS_SNORING, "talking": AMBIGUOUS_TALKING}.get(cls, AMBIGUOUS)
-        if frac >= hi:
-            label = C.CLASSES.index(cls)
-        elif frac < lo:
-            label = 0
-        else:
-            continue
-        X.append(s["features"]); y.append(label); fold.append(data["folds"][k]); sig.append(s["signature"])
-    return (np.array(X, dtype=np.float32).astype(np.float64), np.array(y, dtype=int), np.array(fold, dtype=int),
-            np.array(sig, dtype=np.float32).astype(np.float64))
+        y.append(C.CLASSES.index(cls) if frac >= hi else (0 if frac < lo else -1))
+    return np.array(y, dtype=int)
+
+
+def label_night_segments(data):
+    """The labelled night segments (`night_labels` >= 0). Returns X, y, fold, signature."""
+    y = night_labels(data)
+    keep = y >= 0
+    segs = data["segments"]
+    X = np.array([s["features"] for s in segs], dtype=np.float32).astype(np.float64)[keep]
+    sig = np.array([s["signature"] for s in segs], dtype=np.float32).astype(np.float64)[keep]
+    fold = np.array([data["folds"][s["scene"]] for s in segs], dtype=int)[keep]
+    return X, y[keep], fold, sig

@@ -3,7 +3,8 @@
 
     python3 Benchmarks/Scripts/detection/evaluate_nights.py [--folds 0 1] [--minutes 30] [--analyze]
 
-For each held-out fold k a model is trained on the other folds (same features and fit as train.py) and the nights
+For each held-out fold k a model is trained on the other folds (same features and fit as train.py, with its context
+stage unless --no-context; the context stage's inputs are out-of-fold segment probabilities) and the nights
 are built ONLY from fold k's clips (and fold k's synthetic movement), so no clip in a night was seen in training.
 Night kinds: `mixed` (snoring bouts, talking, coughs, movement), `no-snore` (talking, coughs, movement) and
 `quiet` (no events): all with quiet breathing, distractors (held-out ESC-10 clips: dog, clock ticks, sneezing,
@@ -72,22 +73,33 @@ def main():
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--model", choices=["gbt", "mlp", "lr"], default="gbt")
     ap.add_argument("--analyze", action="store_true", help="use `sleepcycle analyze` (built-in model: not held out)")
+    ap.add_argument("--no-context", action="store_true", help="the segment model alone (no context stage)")
     ap.add_argument("--min-probability", type=float, default=0.0,
                     help="drop detected events below this probability before scoring (operating-point study)")
     args = ap.parse_args()
     its = D.items()
     X, y, _, _, folds, _, weight = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
+    context = T.CONTEXT and not args.no_context
+    if context:
+        # Every fold's segment model (the context features of the training rows are out of fold), and the rows.
+        models = T.fold_models(X, y, folds, args.model, weight)
+        CF, cy, cfold, _, _ = T.context_rows(its, models, committed["temperature"])
+        context_temperature = committed.get("context", {}).get("temperature", 1.0)
     kinds = ["mixed", "mixed", "no-snore", "quiet"]
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
     reliab = []
     total_hours = 0.0
     for k in args.folds:
-        m = T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
+        m = models[k] if context else T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
         # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
         model = {key: v for key, v in committed.items() if key not in ("mean", "scale", "layers", "baseline", "trees")}
         model.update({key: v for key, v in m.items() if key != "temperature"})
         model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
+        model.pop("context", None)
+        if context:
+            # This fold's context stage: trained on the other folds' rows only.
+            model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]), context_temperature)
         mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
         json.dump(model, open(mpath, "w"))
         nights = []

@@ -46,6 +46,15 @@ VOICING_FEATURES = ["voiced_share", "voicing_r_top_mean", "voiced_log2_f0_median
 # Hard negatives: none-labelled segments of the distractor clips (ESC-10 classes, Khan `other`) count this many times
 # (gradient-boosted trees only; sneezes, dogs, babies and clocks are few next to the background segments).
 HARD_NEGATIVE_WEIGHT = float(os.environ.get("DETECT_HARD_NEGATIVE_WEIGHT", "1"))
+# The context stage (SegmentContextModel): a second, smaller tree ensemble over 30 numbers per segment computed from
+# the segment model's probabilities of the segment and its neighbours. Trained on out-of-fold segment probabilities
+# of the clip scenes and the training nights; event classes weighted to CONTEXT_SHARE x none (0.25 over-reported
+# events on the comparison nights of folds 2-3, no weighting lost cough recall).
+CONTEXT_WINDOW, CONTEXT_LONG_WINDOW = 3.0, 10.0
+CONTEXT_ROUNDS = int(os.environ.get("DETECT_CONTEXT_ROUNDS", "100"))
+CONTEXT_LEAVES = int(os.environ.get("DETECT_CONTEXT_LEAVES", "7"))
+CONTEXT_SHARE = float(os.environ.get("DETECT_CONTEXT_SHARE", "0.1"))
+CONTEXT = os.environ.get("DETECT_CONTEXT", "1") != "0"
 DROP_FEATURES = [f for name in os.environ.get("DETECT_DROP_FEATURES", "").split(",") if name
                  for f in (VOICING_FEATURES if name == "voicing" else [name])]
 
@@ -113,16 +122,18 @@ def fit(X, y, kind, weight=None):
     return model
 
 
-def fit_gbt(X, y, counts, extra=None):
+def fit_gbt(X, y, counts, extra=None, share=None, rounds=None, leaves=None):
     """Multi-class gradient-boosted trees (scikit-learn HistGradientBoostingClassifier, log loss; Friedman 2001,
     histogram splits as in LightGBM, Ke et al. 2017). Each event class is weighted to EVENT_SHARE x the none count
     (as the MLP's resampling). Exported node by node: the Swift TreeEnsembleClassifier walks the same trees."""
     w = np.ones(len(y)) if extra is None else np.array(extra, dtype=np.float64)
     none_weight = w[y == 0].sum()
+    share = EVENT_SHARE if share is None else share
     for c in range(1, len(C.CLASSES)):
         if counts[c] > 0:
-            w[y == c] *= EVENT_SHARE * none_weight / w[y == c].sum()
-    m = HistGradientBoostingClassifier(max_iter=GBT_ROUNDS, learning_rate=GBT_RATE, max_leaf_nodes=GBT_LEAVES,
+            w[y == c] *= share * none_weight / w[y == c].sum()
+    m = HistGradientBoostingClassifier(max_iter=rounds or GBT_ROUNDS, learning_rate=GBT_RATE,
+                                       max_leaf_nodes=leaves or GBT_LEAVES,
                                        min_samples_leaf=20, l2_regularization=1.0, early_stopping=False,
                                        random_state=0)
     m.fit(X, y, sample_weight=w)
@@ -188,9 +199,12 @@ def model_description(kind):
     return "LogisticRegression(C=1.0), balanced class weights"
 
 
-def logits(model, X):
-    """The class scores before the softmax: NeuralSegmentClassifier / TreeEnsembleClassifier, in float64 numpy."""
-    X = withheld(np.asarray(X, dtype=np.float64))
+def logits(model, X, segment_features=True):
+    """The class scores before the softmax: NeuralSegmentClassifier / TreeEnsembleClassifier, in float64 numpy
+    (`segment_features` False: a context-stage ensemble, whose inputs are never withheld)."""
+    X = np.asarray(X, dtype=np.float64)
+    if segment_features:
+        X = withheld(X)
     if model.get("kind") == "gbt":
         z = np.tile(np.array(model["baseline"]), (len(X), 1))
         rows = np.arange(len(X))
@@ -275,6 +289,86 @@ def training_set(its):
     return X, y, sc, cp, fold, sig, w
 
 
+# ---------------------------------------------------------------- the context stage
+CONTEXT_FEATURES = (["p_%s" % c for c in C.CLASSES] + ["log_duration"]
+                    + ["before_p_%s" % c for c in C.CLASSES] + ["before_gap_s", "before_count"]
+                    + ["after_p_%s" % c for c in C.CLASSES] + ["after_gap_s", "after_count"]
+                    + ["around_p_%s" % c for c in C.CLASSES] + ["around_max_%s" % c for c in C.CLASSES[1:]]
+                    + ["around_count"])
+
+
+def context_features(scene, start, end, P):
+    """SegmentContextModel.features of every segment (start / end in seconds, P = segment-model probabilities);
+    neighbours are the other segments of the same scene. Rounded to float32 like the Swift inputs."""
+    W, L = CONTEXT_WINDOW, CONTEXT_LONG_WINDOW
+    F = np.zeros((len(P), len(CONTEXT_FEATURES)))
+    dur_all = end - start
+
+    def mean(p, d, m):
+        return (p[m] * d[m, None]).sum(0) / d[m].sum() if m.any() else np.zeros(p.shape[1])
+    for sc in np.unique(scene):
+        idx = np.nonzero(scene == sc)[0]
+        idx = idx[np.argsort(start[idx], kind="stable")]
+        st, en, p, d = start[idx], end[idx], P[idx], dur_all[idx]
+        pos = np.arange(len(idx))
+        for a in range(len(idx)):
+            before = (pos < a) & (en > st[a] - W)
+            after = (pos > a) & (st < en[a] + W)
+            around = (pos != a) & (en > st[a] - L) & (st < en[a] + L)
+            gb = st[a] - en[a - 1] if a > 0 else L
+            ga = st[a + 1] - en[a] if a + 1 < len(idx) else L
+            mx = p[around, 1:].max(0) if around.any() else np.zeros(p.shape[1] - 1)
+            F[idx[a]] = np.concatenate([p[a], [np.log(d[a])], mean(p, d, before), [min(gb, L), before.sum()],
+                                        mean(p, d, after), [min(ga, L), after.sum()],
+                                        mean(p, d, around), mx, [around.sum()]])
+    return F.astype(np.float32).astype(np.float64)
+
+
+def fold_models(X, y, folds, kind, weight):
+    """The segment model of every cross-validation fold k, fitted without fold k."""
+    return {k: fit(X[folds != k], y[folds != k], kind, weight[folds != k]) for k in range(C.N_FOLDS)}
+
+
+def context_rows(its, models, temperature):
+    """Every segment of the clip scenes (both copies) and of the training nights, with its context features computed
+    from OUT-OF-FOLD segment-model probabilities (fold k's segments scored by the model that never saw fold k).
+    Returns F, y (-1: ambiguous night segment, not trained on), fold, source (0/1 copy, 2 nights), scene index."""
+    folds_it = np.array([i["fold"] for i in its])
+    parts = []
+    for c in (0, 1):
+        data = D.segments(c)
+        X, y, sc, _ = D.label_segments(data, its)
+        parts.append((X, y, folds_it[sc], np.full(len(y), c), sc, sc + 1_000_000 * c,
+                      np.array([[s["start"], s["end"]] for s in data["segments"]], dtype=np.float64).reshape(-1, 2)))
+    nd = D.night_segments()
+    segs = nd["segments"]
+    X = np.array([s["features"] for s in segs], dtype=np.float32).astype(np.float64)
+    sc = np.array([s["scene"] for s in segs], dtype=int)
+    parts.append((X, D.night_labels(nd), np.array(nd["folds"], dtype=int)[sc], np.full(len(segs), 2), sc,
+                  sc + 3_000_000, np.array([[s["start"], s["end"]] for s in segs], dtype=np.float64).reshape(-1, 2)))
+    out = []
+    for X, y, fold, cp, sc, group, times in parts:
+        Z = np.zeros((len(y), len(C.CLASSES)))
+        for k in range(C.N_FOLDS):
+            Z[fold == k] = logits(models[k], X[fold == k])
+        F = context_features(group, times[:, 0] / C.SR, times[:, 1] / C.SR, softmax(Z, temperature))
+        out.append((F, y, fold, cp, sc))
+    return tuple(np.concatenate([o[i] for o in out]) for i in range(5))
+
+
+def fit_context(F, y):
+    """The context stage's trees (labelled rows only)."""
+    m = y >= 0
+    counts = np.bincount(y[m], minlength=len(C.CLASSES)).astype(float)
+    g = fit_gbt(F[m], y[m], counts, share=CONTEXT_SHARE, rounds=CONTEXT_ROUNDS, leaves=CONTEXT_LEAVES)
+    return {"kind": "gbt", "baseline": g["baseline"], "trees": g["trees"]}
+
+
+def context_section(ctx, temperature):
+    return {"features": CONTEXT_FEATURES, "window": CONTEXT_WINDOW, "longWindow": CONTEXT_LONG_WINDOW,
+            "baseline": ctx["baseline"], "trees": ctx["trees"], "temperature": temperature}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["gbt", "mlp", "lr"], default="gbt")
@@ -290,11 +384,7 @@ def main():
           dict(zip(C.CLASSES, np.bincount(y, minlength=5).tolist()))))
 
     # Out-of-fold probabilities (the model of fold k never saw fold k's groups).
-    models = {}
-    for k in range(C.N_FOLDS):
-        tr = seg_fold != k
-        models[k] = fit(X[tr], y[tr], args.model, weight[tr])
-
+    models = fold_models(X, y, seg_fold, args.model, weight)
     Z = np.zeros((len(y), 5))
     for k in range(C.N_FOLDS):
         te = seg_fold == k
@@ -305,8 +395,28 @@ def main():
     temperature = fit_temperature(oof, y)
     P = oof(temperature)
     print("temperature fitted on out-of-fold segments: %.2f" % temperature)
-
     report = {"model": args.model, "temperature": temperature, "copies": {}}
+
+    if CONTEXT:
+        # The context stage, out of fold as well: fold k's context features come from the segment model without
+        # fold k, and its context trees are fitted without fold k.
+        CF, cy, cfold, ccp, csc = context_rows(its, models, temperature)
+        Z2 = np.zeros((len(cy), 5))
+        for k in range(C.N_FOLDS):
+            Z2[cfold == k] = logits(fit_context(CF[cfold != k], cy[cfold != k]), CF[cfold == k], False)
+        lab = cy >= 0
+        context_temperature = fit_temperature(lambda t: softmax(Z2[lab], t), cy[lab])
+        print("context stage: temperature fitted on out-of-fold segments: %.2f" % context_temperature)
+        report["context_temperature"] = context_temperature
+        for c in (0, 1):
+            # Without the context stage, for comparison.
+            m = cp == c
+            label, _ = clip_predictions(P[m], sc[m], n)
+            print("copy %d, segment model alone: F1 %s" % (c, " / ".join(
+                "%s %.3f" % (C.CLASSES[ci], prf(truth, label, ci)[2]) for ci in range(1, 5))))
+        # From here on the reported probabilities are the context stage's.
+        P, y, cp, sc = softmax(Z2, context_temperature), cy, ccp, csc
+
     for c in (0, 1):
         m = cp == c
         label, prob = clip_predictions(P[m], sc[m], n)
@@ -347,7 +457,7 @@ def main():
         res["reliability"] = rel
         report["copies"][c] = res
     # Segment level on the night-like training scenes (out-of-fold).
-    m = cp == 2
+    m = (cp == 2) & (y >= 0)
     pred = np.where(P[m].max(axis=1) >= MIN_PROBABILITY, P[m].argmax(axis=1), 0)
     print("\n== segment-level, training nights (out-of-fold) ==")
     res = {}
@@ -361,6 +471,7 @@ def main():
 
     if args.no_write:
         return
+    X, y, sc, cp, seg_fold, sig_all, weight = training_set(its)
     final = fit(X, y, args.model, weight)
     final["temperature"] = temperature
     snore_sig = sig_all[(y == 1) & (cp < 2)]   # signature statistics from the clip scenes, as before
@@ -374,33 +485,63 @@ def main():
         out.update({"baseline": final["baseline"], "trees": final["trees"]})
     else:
         out.update({"mean": final["mean"], "scale": final["scale"], "layers": final["layers"]})
+    if CONTEXT:
+        context_final = fit_context(CF, cy)
+        out["context"] = context_section(context_final, context_temperature)
     out.update({"temperature": temperature,
            "signature": {"mean": [r9(v) for v in sig_mean], "scale": [r9(v) for v in sig_scale]},
            "training": {"script": "Benchmarks/Scripts/detection/train.py", "seed": D.SEED,
                         "segments": int(len(y)), "clips": n, "model": model_description(args.model),
-                        "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz"}})
+                        "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz",
+                        "context": ("HistGradientBoostingClassifier(max_iter=%d, max_leaf_nodes=%d) on out-of-fold "
+                                    "segment probabilities, event classes weighted to %g x none" % (
+                                        CONTEXT_ROUNDS, CONTEXT_LEAVES, CONTEXT_SHARE)) if CONTEXT else None}})
     with open(MODEL_PATH, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))
         f.write("\n")
     print("wrote", MODEL_PATH)
-    write_parity(final, X, y)
+    write_parity(final, X, y, (context_final, context_temperature, CF, cy) if CONTEXT else None)
 
 
-def write_parity(model, X, y):
+def write_parity(model, X, y, context=None):
     """A few real feature vectors (one per class, first in order) and the script's probabilities, as a Swift
-    test fixture: the Swift scorer must reproduce them."""
+    test fixture: the Swift scorer must reproduce them. With the context stage (`context` = trees, temperature,
+    features, labels): the same for its inputs, and the context features of a made-up run of segments."""
     picks = [int(np.nonzero(y == c)[0][0]) for c in range(5)] + [int(np.nonzero(y == c)[0][-1]) for c in range(5)]
     P = predict(model, X[picks])
     lines = ["// Generated by Benchmarks/Scripts/detection/train.py - do not edit.",
              "// Feature vectors (as printed by `sleepcycle detect-dev segment-features`) and the probabilities",
              "// the training script computes for them with the committed model.",
-             "enum ModelParityVectors {",
-             "    static let cases: [(features: [Float], probabilities: [Double])] = ["]
-    for i, k in enumerate(picks):
-        feats = ", ".join(repr(float(np.float32(v))) for v in X[k])
-        probs = ", ".join(repr(float(v)) for v in P[i])
-        lines.append("        ([%s],\n         [%s])," % (feats, probs))
-    lines += ["    ]", "}", ""]
+             "enum ModelParityVectors {"]
+
+    def numbers(v, f32=False):
+        return ", ".join(repr(float(np.float32(x))) if f32 else repr(float(x)) for x in v)
+
+    def cases(name, F, Pr):
+        lines.append("    static let %s: [(features: [Float], probabilities: [Double])] = [" % name)
+        for f, pr in zip(F, Pr):
+            lines.append("        ([%s],\n         [%s])," % (numbers(f, True), numbers(pr)))
+        lines.append("    ]")
+    cases("cases", X[picks], P)
+    if context:
+        trees, temperature, CF, cy = context
+        cpicks = [int(np.nonzero(cy == c)[0][0]) for c in range(5)] + [int(np.nonzero(cy == c)[0][-1]) for c in range(5)]
+        cases("contextCases", CF[cpicks], softmax(logits(trees, CF[cpicks], False), temperature))
+        # A made-up run of segments (times in seconds, segment-model probabilities) and its context features.
+        rng = np.random.default_rng(D.SEED)
+        gaps, lengths = rng.uniform(0.0, 6.0, 12), rng.uniform(0.15, 3.0, 12)
+        start, end = np.zeros(12), np.zeros(12)
+        for i in range(12):
+            start[i] = round((end[i - 1] if i else 1.0) + gaps[i], 3)
+            end[i] = round(start[i] + lengths[i], 3)
+        Pr = rng.dirichlet(np.ones(5), 12)
+        F = context_features(np.zeros(12, int), start, end, Pr)
+        lines.append("    static let contextRun: [(start: Double, end: Double, probabilities: [Double], features: [Float])] = [")
+        for i in range(12):
+            lines.append("        (%r, %r, [%s],\n         [%s])," % (float(start[i]), float(end[i]), numbers(Pr[i]),
+                                                                   numbers(F[i], True)))
+        lines.append("    ]")
+    lines += ["}", ""]
     open(PARITY_PATH, "w").write("\n".join(lines))
     print("wrote", PARITY_PATH)
 
