@@ -3,14 +3,18 @@ import Testing
 
 /// Runs the built `sleepcycle analyze` on WAV files written by the test (PCM16, minimal RIFF header).
 @Suite("analyze: command line")
-struct AnalyzeCommandTests {
+final class AnalyzeCommandTests {
+    /// This test's files (removed after it).
+    let temp: TemporaryDirectory
+    init() throws { temp = try TemporaryDirectory("sleepcycle-analyze") }
+
     static func analyze(_ args: [String]) throws -> BuiltBinary.Run {
         try BuiltBinary.run(["analyze"] + args)
     }
 
-    /// Writes a PCM16 WAV (interleaved `channels`) and returns its path in a fresh temporary folder.
-    static func writeWAV(name: String, rate: Int, channels: [[Float]]) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sleepcycle-analyze-\(UUID().uuidString)")
+    /// Writes a PCM16 WAV (interleaved `channels`) into a fresh folder of this test's and returns its path.
+    func writeWAV(name: String, rate: Int, channels: [[Float]]) throws -> String {
+        let dir = temp.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let frames = channels[0].count, nc = channels.count
         var d = Data()
@@ -37,14 +41,14 @@ struct AnalyzeCommandTests {
     }
 
     @Test func jsonIsTheContractAndByteIdenticalAcrossRunsAndCopies() throws {
-        let path = try Self.writeWAV(name: "night.wav", rate: 16_000, channels: [Self.night()])
+        let path = try writeWAV(name: "night.wav", rate: 16_000, channels: [Self.night()])
         let a = try Self.analyze([path, "--format", "json", "--no-progress"])
         #expect(a.status == 0, "\(a.stderr)")
         #expect(a.stderr.isEmpty)
         let b = try Self.analyze([path, "--format", "json"])
         #expect(a.stdout == b.stdout)
         // Same name and size in another folder: same session id and bytes except the path.
-        let copy = try Self.writeWAV(name: "night.wav", rate: 16_000, channels: [Self.night()])
+        let copy = try writeWAV(name: "night.wav", rate: 16_000, channels: [Self.night()])
         let c = try Self.analyze([copy, "--format", "json"])
         #expect(c.stdout.replacingOccurrences(of: copy, with: path) == a.stdout)
 
@@ -66,7 +70,7 @@ struct AnalyzeCommandTests {
     }
 
     @Test func startOptionMovesTheTimelineAndTheSessionId() throws {
-        let path = try Self.writeWAV(name: "n.wav", rate: 16_000, channels: [Self.night()])
+        let path = try writeWAV(name: "n.wav", rate: 16_000, channels: [Self.night()])
         let a = try Self.analyze([path, "--format", "json", "--start", "2026-01-01T23:00:00Z"])
         #expect(a.status == 0, "\(a.stderr)")
         #expect(a.stdout.contains("\"startTime\": \"2026-01-01T23:00:00.000Z\""))
@@ -80,7 +84,7 @@ struct AnalyzeCommandTests {
     }
 
     @Test func textSummaryAndOutputFile() throws {
-        let path = try Self.writeWAV(name: "stereo.wav", rate: 44_100,
+        let path = try writeWAV(name: "stereo.wav", rate: 44_100,
                                      channels: [Self.night(rate: 44_100), Self.night(rate: 44_100).map { $0 * 0.5 }])
         let out = (path as NSString).deletingLastPathComponent + "/summary.txt"
         let r = try Self.analyze([path, "--output", out])
@@ -94,8 +98,7 @@ struct AnalyzeCommandTests {
     }
 
     @Test func badInputGivesOneLineNamingTheFileAndNonZeroExit() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sleepcycle-bad-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = temp.url
         let notAudio = dir.appendingPathComponent("notes.wav").path
         try Data("this is not audio\n".utf8).write(to: URL(fileURLWithPath: notAudio))
         for path in [notAudio, dir.appendingPathComponent("missing.flac").path] {

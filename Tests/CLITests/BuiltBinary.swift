@@ -42,3 +42,15 @@ enum BuiltBinary {
                    stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+/// A fresh folder under the system temporary directory, removed with everything in it when the value goes away
+/// (a suite holds one per test: Swift Testing makes a suite instance per test).
+final class TemporaryDirectory {
+    let url: URL
+    init(_ prefix: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}

@@ -101,7 +101,7 @@ struct FeaturesCommandTests {
         switch kind {
         case "empty":
             path = dir.appendingPathComponent("empty.wav").path
-            FileManager.default.createFile(atPath: path, contents: Data())
+            _ = FileManager.default.createFile(atPath: path, contents: Data())
         case "text":
             path = dir.appendingPathComponent("notes.wav").path
             try "this is not audio\n".write(toFile: path, atomically: true, encoding: .utf8)

@@ -2,7 +2,11 @@ import Foundation
 import Testing
 
 /// Runs the built `sleepcycle stage` binary (found by walking up from the test bundle to the products dir).
-@Suite struct StageCommandTests {
+@Suite final class StageCommandTests {
+    /// This test's files (removed after it).
+    let temp: TemporaryDirectory
+    init() throws { temp = try TemporaryDirectory("stage-cli") }
+
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
@@ -39,8 +43,7 @@ import Testing
     }
 
     @Test func badCSVIsOneLineNamingFileAndLine() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stage-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = temp.url
         let path = dir.appendingPathComponent("bad.csv").path
         try Data("time_hours,count,cosine\n0,1,-0.25\n0.0083,x,-0.26\n".utf8).write(to: URL(fileURLWithPath: path))
         let r = try Self.run(["stage", "--epochs", path])
@@ -53,8 +56,7 @@ import Testing
     @Test func missingFileAndMissingTime() throws {
         let r = try Self.run(["stage", "--epochs", "/nonexistent/epochs.csv"])
         #expect(r.status != 0 && r.stderr.contains("/nonexistent/epochs.csv"))
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stage-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = temp.url
         let path = dir.appendingPathComponent("notime.csv").path
         try Data("count,hr\n1,0.5\n".utf8).write(to: URL(fileURLWithPath: path))
         let t = try Self.run(["stage", "--epochs", path])

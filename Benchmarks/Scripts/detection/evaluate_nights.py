@@ -80,7 +80,7 @@ def main():
     its = D.items()
     X, y, _, _, folds, _, weight = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
-    context = T.CONTEXT and not args.no_context
+    context = T.CONTEXT and not args.no_context and not args.analyze
     if context:
         # Every fold's segment model (the context features of the training rows are out of fold), and the rows.
         models = T.fold_models(X, y, folds, args.model, weight)
@@ -91,17 +91,19 @@ def main():
     reliab = []
     total_hours = 0.0
     for k in args.folds:
-        m = models[k] if context else T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
-        # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
-        model = {key: v for key, v in committed.items() if key not in ("mean", "scale", "layers", "baseline", "trees")}
-        model.update({key: v for key, v in m.items() if key != "temperature"})
-        model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
-        model.pop("context", None)
-        if context:
-            # This fold's context stage: trained on the other folds' rows only.
-            model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]), context_temperature)
         mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
-        json.dump(model, open(mpath, "w"))
+        if not args.analyze:
+            m = models[k] if context else T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
+            # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
+            model = {key: v for key, v in committed.items()
+                     if key not in ("mean", "scale", "layers", "baseline", "trees", "context")}
+            model.update({key: v for key, v in m.items() if key != "temperature"})
+            model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
+            if context:
+                # This fold's context stage: trained on the other folds' rows only.
+                model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]),
+                                                     context_temperature)
+            json.dump(model, open(mpath, "w"))
         nights = []
         cache = os.path.join(C.WORK, "nights-fold%d-%gmin.npz" % (k, args.minutes))
         if os.path.exists(cache):
