@@ -130,7 +130,7 @@ def label_segments(data, its):
 
 
 # ---------------------------------------------------------------- night-like training scenes
-N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES = int(os.environ.get("DETECT_TRAIN_NIGHTS", "32")), 10.0
+N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES = int(os.environ.get("DETECT_TRAIN_NIGHTS", "64")), 10.0
 TRAIN_NIGHT_KINDS = ["mixed", "no-snore", "mixed", "quiet"]
 # Night segment labels: the event if it covers >= AMBIGUOUS[1] of the segment, none below AMBIGUOUS[0], left out
 # of training in between.
