@@ -6,9 +6,10 @@ import SleepCycleDSP
 /// 10-s look-ahead + merge gap, about 18 s at most).
 ///
 /// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
-/// the context stage, `SegmentContextModel`) and an `EventAssembler` (merging + snore bouts); all bounded. `.audio` blocks go into each channel's 8-s raw-sample ring (the
-/// voicing features of a segment are computed from it at segment close; the engine publishes `.audio` before the
-/// `.features` of the same samples). `.gap` and `.sessionEnding` close everything open.
+/// the context stage, `SegmentContextModel`) and an `EventAssembler` (merging + snore bouts); all bounded.
+/// `.audio` blocks go into each channel's 8-s raw-sample ring (the voicing features of a segment are computed from
+/// it at segment close; the engine publishes `.audio` before the `.features` of the same samples). `.gap` and
+/// `.sessionEnding` close everything open.
 public struct EventDetector: AnalysisConsumer {
     public let configuration: DetectorConfiguration
     let classifier: any SegmentClassifier

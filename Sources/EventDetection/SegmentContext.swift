@@ -37,8 +37,12 @@ public struct SegmentContextModel: Sendable {
 
     init(section s: ModelFile.Context, path: String) throws {
         func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: "context: " + why) }
-        guard s.features == Self.featureNames else { throw bad("feature names differ from this build's (re-train the model)") }
-        guard s.window > 0, s.longWindow >= s.window, s.longWindow <= 60 else { throw bad("need 0 < window ≤ longWindow ≤ 60 s") }
+        guard s.features == Self.featureNames else {
+            throw bad("feature names differ from this build's (re-train the model)")
+        }
+        guard s.window > 0, s.longWindow >= s.window, s.longWindow <= 60 else {
+            throw bad("need 0 < window ≤ longWindow ≤ 60 s")
+        }
         window = s.window; longWindow = s.longWindow
         ensemble = try TreeEnsemble(baseline: s.baseline, trees: s.trees, temperature: s.temperature,
                                     featureCount: Self.featureCount, path: path)
