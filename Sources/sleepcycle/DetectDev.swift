@@ -140,15 +140,25 @@ struct DetectEventsCommand: ParsableCommand {
     var model: String?
     @Flag(help: "Compute the frame features only (no detection): the baseline for timing the detector's cost.")
     var featuresOnly = false
+    @Option(help: "Per-class event threshold instead of the default, e.g. coughing=0.6 (repeatable; operating-point studies).")
+    var minEventProbability: [String] = []
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
         let classifier = try model.map { try SegmentModel.load(contentsOf: URL(fileURLWithPath: $0)) }
         let context = try model.flatMap { try SegmentContextModel.load(contentsOf: URL(fileURLWithPath: $0)) }
+        var configuration = DetectorConfiguration.default
+        for spec in minEventProbability {
+            let parts = spec.split(separator: "=")
+            guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), let p = Double(parts[1]) else {
+                throw ValidationError("--min-event-probability \(spec): expected TYPE=P, e.g. coughing=0.6")
+            }
+            configuration.minEventProbability[type] = p
+        }
         var index = 0
         while let samples = try reader.next() {
-            var detector = try EventDetector(classifier: classifier, context: context)
+            var detector = try EventDetector(configuration: configuration, classifier: classifier, context: context)
             var events: [SoundEvent] = []
             func take(_ produced: [AnalysisEvent]) {
                 for e in produced { if case .eventEnded(let s) = e { events.append(s) } }
