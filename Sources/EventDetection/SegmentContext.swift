@@ -48,11 +48,6 @@ public struct SegmentContextModel: Sendable {
                                     featureCount: Self.featureCount, path: path)
     }
 
-    /// The context section of a model file, nil when the file has none.
-    public static func load(contentsOf url: URL) throws -> SegmentContextModel? {
-        try ModelFile.decode(contentsOf: url).context.map { try SegmentContextModel(section: $0, path: url.path) }
-    }
-
     /// The committed model's context stage (nil if the committed file has none).
     public static func builtIn() throws -> SegmentContextModel? { try builtInContext.get() }
     static let builtInContext: Result<SegmentContextModel?, any Error> = Result {

@@ -17,6 +17,14 @@ public enum SegmentModel {
         try classifier(of: try ModelFile.decode(data, path: path), path: path)
     }
 
+    /// Loads a model file and its context stage (nil when the file has none), parsing the file once.
+    public static func loadWithContext(contentsOf url: URL) throws
+        -> (classifier: any SegmentClassifier, context: SegmentContextModel?) {
+        let file = try ModelFile.decode(contentsOf: url)
+        return (try classifier(of: file, path: url.path),
+                try file.context.map { try SegmentContextModel(section: $0, path: url.path) })
+    }
+
     static func classifier(of file: ModelFile, path: String) throws -> any SegmentClassifier {
         switch file.kind {
         case "gbt": return try TreeEnsembleClassifier(file: file, path: path)

@@ -146,8 +146,7 @@ struct DetectEventsCommand: ParsableCommand {
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
-        let classifier = try model.map { try SegmentModel.load(contentsOf: URL(fileURLWithPath: $0)) }
-        let context = try model.flatMap { try SegmentContextModel.load(contentsOf: URL(fileURLWithPath: $0)) }
+        let loaded = try model.map { try SegmentModel.loadWithContext(contentsOf: URL(fileURLWithPath: $0)) }
         var configuration = DetectorConfiguration.default
         for spec in minEventProbability {
             let parts = spec.split(separator: "=")
@@ -158,7 +157,7 @@ struct DetectEventsCommand: ParsableCommand {
         }
         var index = 0
         while let samples = try reader.next() {
-            var detector = try EventDetector(configuration: configuration, classifier: classifier, context: context)
+            var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier, context: loaded?.context)
             var events: [SoundEvent] = []
             func take(_ produced: [AnalysisEvent]) {
                 for e in produced { if case .eventEnded(let s) = e { events.append(s) } }

@@ -78,7 +78,8 @@ def main():
                     help="drop detected events below this probability before scoring (operating-point study)")
     args = ap.parse_args()
     its = D.items()
-    X, y, _, _, folds, _, weight = T.training_set(its)
+    if not args.analyze:   # (--analyze runs the built-in model: nothing to fit)
+        X, y, _, _, folds, _, weight = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
     context = T.CONTEXT and not args.no_context and not args.analyze
     if context:

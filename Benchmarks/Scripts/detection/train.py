@@ -404,8 +404,8 @@ def main():
         Z2 = np.zeros((len(cy), 5))
         for k in range(C.N_FOLDS):
             Z2[cfold == k] = logits(fit_context(CF[cfold != k], cy[cfold != k]), CF[cfold == k], False)
-        lab = cy >= 0
-        context_temperature = fit_temperature(lambda t: softmax(Z2[lab], t), cy[lab])
+        labelled = cy >= 0
+        context_temperature = fit_temperature(lambda t: softmax(Z2[labelled], t), cy[labelled])
         print("context stage: temperature fitted on out-of-fold segments: %.2f" % context_temperature)
         report["context_temperature"] = context_temperature
         for c in (0, 1):
@@ -414,12 +414,13 @@ def main():
             label, _ = clip_predictions(P[m], sc[m], n)
             print("copy %d, segment model alone: F1 %s" % (c, " / ".join(
                 "%s %.3f" % (C.CLASSES[ci], prf(truth, label, ci)[2]) for ci in range(1, 5))))
-        # From here on the reported probabilities are the context stage's.
-        P, y, cp, sc = softmax(Z2, context_temperature), cy, ccp, csc
+    # The reported probabilities: the context stage's when there is one (its rows: every segment), else the
+    # segment model's.
+    rP, ry, rcp, rsc = (softmax(Z2, context_temperature), cy, ccp, csc) if CONTEXT else (P, y, cp, sc)
 
     for c in (0, 1):
-        m = cp == c
-        label, prob = clip_predictions(P[m], sc[m], n)
+        m = rcp == c
+        label, prob = clip_predictions(rP[m], rsc[m], n)
         print("\n== clip-level, copy %d (%s) ==" % (c, "moderate SNR 12-35 dB" if c == 0 else
                                                    "hard: SNR 5-20 dB, half band-limited"))
         res = {}
@@ -457,12 +458,12 @@ def main():
         res["reliability"] = rel
         report["copies"][c] = res
     # Segment level on the night-like training scenes (out-of-fold).
-    m = (cp == 2) & (y >= 0)
-    pred = np.where(P[m].max(axis=1) >= MIN_PROBABILITY, P[m].argmax(axis=1), 0)
+    m = (rcp == 2) & (ry >= 0)
+    pred = np.where(rP[m].max(axis=1) >= MIN_PROBABILITY, rP[m].argmax(axis=1), 0)
     print("\n== segment-level, training nights (out-of-fold) ==")
     res = {}
     for ci in range(1, 5):
-        p, r, f, tp, fp, fn = prf(y[m], pred, ci)
+        p, r, f, tp, fp, fn = prf(ry[m], pred, ci)
         res[C.CLASSES[ci]] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
         print("%-9s P %.3f R %.3f F1 %.3f  (tp %d fp %d fn %d)" % (C.CLASSES[ci], p, r, f, tp, fp, fn))
     report["night_segments"] = res
@@ -471,7 +472,6 @@ def main():
 
     if args.no_write:
         return
-    X, y, sc, cp, seg_fold, sig_all, weight = training_set(its)
     final = fit(X, y, args.model, weight)
     final["temperature"] = temperature
     snore_sig = sig_all[(y == 1) & (cp < 2)]   # signature statistics from the clip scenes, as before
