@@ -15,6 +15,10 @@ ESC-10, -70 to -40 dBFS). Detection runs through `sleepcycle detect-dev events -
 Scoring (sed_eval-style segment-based metrics at 1-s resolution): reference and detected events of one class are
 first merged across gaps < 10 s (snoring) or < 3 s (others); a second counts as active when an event overlaps it.
 False events per hour: merged detected events of a class on nights without that class.
+The 95 % interval after each F1 is a block bootstrap: the nights' seconds are cut into 60-s blocks (events are
+20-90 s apart, so a block holds about one event), blocks are drawn with replacement 2000 times and F1 is recomputed
+from the drawn blocks' counts (percentiles 2.5 / 97.5). It shows how much of a difference between two runs is
+the luck of which clips were drawn.
 """
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -32,6 +36,26 @@ import train as T
 
 MERGE_GAP = {"snoring": 10.0, "talking": 3.0, "coughing": 3.0, "movement": 3.0}
 EVENT_CLASSES = ["snoring", "talking", "coughing", "movement"]
+BOOTSTRAP_BLOCK_SEC, BOOTSTRAP_DRAWS = 60, 2000
+
+
+def block_counts(r, s, block=BOOTSTRAP_BLOCK_SEC):
+    """(tp, fp, fn) of every `block`-second block of one night's per-second reference / system activity."""
+    n = int(np.ceil(len(r) / block))
+    out = np.zeros((n, 3), np.int64)
+    for i in range(n):
+        rb, sb = r[i * block:(i + 1) * block], s[i * block:(i + 1) * block]
+        out[i] = (np.sum(rb & sb), np.sum(~rb & sb), np.sum(rb & ~sb))
+    return out
+
+
+def bootstrap_f1(blocks, draws=BOOTSTRAP_DRAWS, seed=0):
+    """95 % percentile interval of F1 = 2 tp / (2 tp + fp + fn) over blocks drawn with replacement."""
+    blocks = np.asarray(blocks)
+    idx = np.random.default_rng(seed).integers(0, len(blocks), (draws, len(blocks)))
+    tp, fp, fn = blocks[idx].sum(axis=1).T
+    f1 = np.where(2 * tp + fp + fn > 0, 2 * tp / np.maximum(2 * tp + fp + fn, 1), 0.0)
+    return float(np.percentile(f1, 2.5)), float(np.percentile(f1, 97.5))
 
 
 def merge(intervals, gap):
@@ -67,6 +91,27 @@ def run_analyze(x, binary):
     return ev
 
 
+NIGHT_KINDS = ["mixed", "mixed", "no-snore", "quiet"]
+
+
+def fold_nights(its, k, minutes, night_set=0):
+    """Set `night_set` of fold k's evaluation nights [(kind, audio, truth)], cached in $DETECT_WORK. Night j of set s
+    is seeded [SEED, 100 + k, 4 s + j]: set 0 is the standard evaluation."""
+    suffix = "" if night_set == 0 else "-set%d" % night_set
+    cache = os.path.join(C.WORK, "nights-fold%d-%gmin%s.npz" % (k, minutes, suffix))
+    if os.path.exists(cache):
+        z = np.load(cache, allow_pickle=True)
+        return [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(NIGHT_KINDS)]
+    pools = N.pools_for_fold(its, k)
+    nights = []
+    for j, kind in enumerate(NIGHT_KINDS):
+        rng = np.random.default_rng([D.SEED, 100 + k, len(NIGHT_KINDS) * night_set + j])
+        nights.append((kind,) + N.build_night(rng, kind, minutes, pools, N.EVAL_SPEC))
+    np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
+             **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
+    return nights
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1])
@@ -76,24 +121,29 @@ def main():
     ap.add_argument("--no-context", action="store_true", help="the segment model alone (no context stage)")
     ap.add_argument("--min-probability", type=float, default=0.0,
                     help="drop detected events below this probability before scoring (operating-point study)")
+    ap.add_argument("--sets", type=int, default=1,
+                    help="sets of the four night kinds per fold (set 0 = the standard nights; more sets, new seeds, "
+                         "narrow the bootstrap interval)")
+    ap.add_argument("--reuse-models", action="store_true",
+                    help="score the fold models already in $DETECT_WORK (model-fold<k>.json) instead of fitting them")
     args = ap.parse_args()
     its = D.items()
-    if not args.analyze:   # (--analyze runs the built-in model: nothing to fit)
+    if not args.analyze and not args.reuse_models:   # (--analyze runs the built-in model: nothing to fit)
         X, y, _, _, folds, _, weight = T.training_set(its)
     committed = json.load(open(T.MODEL_PATH))
-    context = T.CONTEXT and not args.no_context and not args.analyze
+    context = T.CONTEXT and not args.no_context and not args.analyze and not args.reuse_models
     if context:
         # Every fold's segment model (the context features of the training rows are out of fold), and the rows.
         models = T.fold_models(X, y, folds, args.model, weight)
         CF, cy, cfold, _, _ = T.context_rows(its, models, committed["temperature"])
         context_temperature = committed.get("context", {}).get("temperature", 1.0)
-    kinds = ["mixed", "mixed", "no-snore", "quiet"]
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
+    blocks = {c: [] for c in EVENT_CLASSES}
     reliab = []
     total_hours = 0.0
     for k in args.folds:
         mpath = os.path.join(C.WORK, "model-fold%d.json" % k)
-        if not args.analyze:
+        if not args.analyze and not args.reuse_models:
             m = models[k] if context else T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
             # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
             model = {key: v for key, v in committed.items()
@@ -105,18 +155,7 @@ def main():
                 model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]),
                                                      context_temperature)
             json.dump(model, open(mpath, "w"))
-        nights = []
-        cache = os.path.join(C.WORK, "nights-fold%d-%gmin.npz" % (k, args.minutes))
-        if os.path.exists(cache):
-            z = np.load(cache, allow_pickle=True)
-            nights = [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(kinds)]
-        else:
-            pools = N.pools_for_fold(its, k)
-            for j, kind in enumerate(kinds):
-                rng = np.random.default_rng([D.SEED, 100 + k, j])
-                nights.append((kind,) + N.build_night(rng, kind, args.minutes, pools, N.EVAL_SPEC))
-            np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
-                     **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
+        nights = [n for s in range(args.sets) for n in fold_nights(its, k, args.minutes, s)]
         if args.analyze:
             binary = C.default_binary()[0]
             detected = [run_analyze(x, binary) for _, x, _ in nights]
@@ -134,6 +173,7 @@ def main():
                 r, s = seconds_active(ref, n_sec), seconds_active(sysi, n_sec)
                 stats[c]["tp"] += int(np.sum(r & s)); stats[c]["fp"] += int(np.sum(~r & s))
                 stats[c]["fn"] += int(np.sum(r & ~s))
+                blocks[c].extend(block_counts(r, s))
                 if not ref:
                     stats[c]["false_events"] += len(sysi); stats[c]["neg_hours"] += hours
             for d in det:
@@ -151,9 +191,11 @@ def main():
         r = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else 0.0
         f = 2 * p * r / (p + r) if p + r else 0.0
         fph = s["false_events"] / s["neg_hours"] if s["neg_hours"] else float("nan")
-        print("%-9s P %.3f R %.3f F1 %.3f | false events/h on nights without it: %.2f (%.1f h)" % (
-            c, p, r, f, fph, s["neg_hours"]))
+        lo, hi = bootstrap_f1(blocks[c])
+        print("%-9s P %.3f R %.3f F1 %.3f [95%% %.3f-%.3f] | false events/h on nights without it: %.2f (%.1f h)" % (
+            c, p, r, f, lo, hi, fph, s["neg_hours"]))
         report["classes"][c] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
+                                "f1_ci95": [round(lo, 4), round(hi, 4)],
                                 "false_events_per_hour": round(fph, 3), "negative_hours": round(s["neg_hours"], 2)}
     rel = []
     for lo in (0.5, 0.6, 0.7, 0.8, 0.9):
