@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Synthetic nights: held-out clips laid on bedroom backgrounds, run through the detector, scored per second.
 
-    python3 Benchmarks/Scripts/detection/evaluate_nights.py [--folds 0 1] [--minutes 30] [--analyze]
+    python3 Benchmarks/Scripts/detection/evaluate_nights.py [--folds 0 1] [--minutes 30] [--sets 1] [--analyze]
 
 For each held-out fold k a model is trained on the other folds (same features and fit as train.py, with its context
 stage unless --no-context; the context stage's inputs are out-of-fold segment probabilities) and the nights
