@@ -18,6 +18,7 @@ SR = 16000
 CLASSES = ["none", "snoring", "talking", "coughing", "movement"]
 DATA = os.environ.get("SLEEPCYCLE_DATA", "/work/shared/data/events")
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BREATHING_DATA = os.environ.get("SLEEPCYCLE_BREATHING_DATA", os.path.join(os.path.dirname(DATA), "breathing"))
 WORK = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
 N_FOLDS = 5
 
@@ -77,11 +78,31 @@ def load_manifest():
     return items
 
 
-def read_audio(path, max_sec=10.0):
+def load_breathing():
+    """Coswara deep breathing (`breathing/coswara/`): real airborne breathing into phone and laptop microphones at
+    home, 15-30 s per participant, no snoring, talking, coughing or movement labelled. One group per participant.
+    Sorted by path. A missing manifest is an error (the committed model is trained with them; set
+    DETECT_BREATHING_VARIANTS=0 to train without)."""
+    path = os.path.join(BREATHING_DATA, "manifest.csv")
+    if not os.path.exists(path):
+        raise SystemExit("%s: missing (set SLEEPCYCLE_BREATHING_DATA, or DETECT_BREATHING_VARIANTS=0)" % path)
+    rows = [r for r in csv.DictReader(open(path)) if r["subset"] == "coswara_breathing_deep"]
+    rows.sort(key=lambda r: r["path"])
+    out = []
+    for r in rows:
+        g = "coswara-%s" % r["participant"]
+        out.append({"id": "breathing/" + r["path"], "path": os.path.join(BREATHING_DATA, r["path"]),
+                    "label": "breathing", "cls": "none", "source": "coswara", "group": g, "fold": fold_of(g),
+                    "duration": float(r["duration_s"])})
+    return out
+
+
+def read_audio(path, max_sec=10.0, offset_sec=0.0):
     x, sr = sf.read(path, dtype="float32", always_2d=True)
     assert sr == SR, path
     x = x.mean(axis=1)
-    return x[: int(max_sec * SR)].astype(np.float32)
+    a = int(offset_sec * SR)
+    return x[a:a + int(max_sec * SR)].astype(np.float32)
 
 
 # ---------------------------------------------------------------- synthesis

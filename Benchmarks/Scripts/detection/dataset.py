@@ -10,6 +10,11 @@ import common as C
 SEED = 20261121
 PRE_SEC, POST_SEC = 1.5, 1.0
 N_MOVEMENT, N_BREATHING, N_NIGHT_BACKGROUND = 400, 150, 150
+# Real breathing (Coswara deep breathing, label "breathing" = none): every recording cut into pieces of up to
+# BREATHING_PIECE_SEC (a last piece under 3 s is dropped), each piece in BREATHING_VARIANTS scenes (different
+# backgrounds and SNRs). 0 variants: none (the model before 2026-11-21, session 5).
+BREATHING_PIECE_SEC = 10.0
+BREATHING_VARIANTS = int(os.environ.get("DETECT_BREATHING_VARIANTS", "2"))
 
 
 def items():
@@ -27,6 +32,11 @@ def items():
         g = "synth-background-%d" % (i // 10)
         out.append({"id": "synth/background-%03d" % i, "path": None, "label": "night_background", "cls": "none",
                     "source": "synthetic", "group": g, "fold": C.fold_of(g)})
+    for r in C.load_breathing() if BREATHING_VARIANTS else []:
+        pieces = max(1, int(np.ceil((r["duration"] - 3.0) / BREATHING_PIECE_SEC)))
+        for p in range(pieces):
+            for v in range(BREATHING_VARIANTS):
+                out.append(dict(r, id="%s#%d.%d" % (r["id"], p, v), offset=p * BREATHING_PIECE_SEC))
     return out
 
 
@@ -56,7 +66,7 @@ def night_background(rng, dur):
 
 def clip_audio(item, index):
     if item["path"]:
-        return C.read_audio(item["path"])
+        return C.read_audio(item["path"], BREATHING_PIECE_SEC if "offset" in item else 10.0, item.get("offset", 0.0))
     rng = np.random.default_rng([SEED, 7, index])
     if item["label"] == "movement":
         return C.rustle(rng, rng.uniform(0.3, 3.0))

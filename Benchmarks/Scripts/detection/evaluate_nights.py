@@ -121,6 +121,9 @@ def main():
     ap.add_argument("--no-context", action="store_true", help="the segment model alone (no context stage)")
     ap.add_argument("--min-probability", type=float, default=0.0,
                     help="drop detected events below this probability before scoring (operating-point study)")
+    ap.add_argument("--min-event-probability", action="append", default=[], metavar="TYPE=P",
+                    help="forwarded to `detect-dev events` (a per-class event threshold in the detector itself, "
+                         "so merging sees the same events as `analyze` would); repeatable")
     ap.add_argument("--sets", type=int, default=1,
                     help="sets of the four night kinds per fold (set 0 = the standard nights; more sets, new seeds, "
                          "narrow the bootstrap interval)")
@@ -160,7 +163,8 @@ def main():
             binary = C.default_binary()[0]
             detected = [run_analyze(x, binary) for _, x, _ in nights]
         else:
-            lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath])
+            thresholds = [a for t in args.min_event_probability for a in ("--min-event-probability", t)]
+            lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath] + thresholds)
             detected = [[l for l in lines if l["scene"] == j] for j in range(len(nights))]
         detected = [[d for d in det if d["probability"] >= args.min_probability] for det in detected]
         for (kind, x, truth), det in zip(nights, detected):

@@ -3,11 +3,12 @@
 
     python3 Benchmarks/Scripts/detection/train.py [--model lr|mlp] [--no-write]
 
-1. Builds a scene per clip (clip on a generated bedroom background; two augmented copies) and asks the Swift
-   binary (`sleepcycle detect-dev segment-features`) for every candidate segment's features: the very code that
-   runs inside `sleepcycle analyze`.
-2. Group 5-fold cross-validation (groups: ESC fold, speaker, cough submission, Khan number blocks, synthetic
-   blocks): clip-level precision / recall / F1 per class, reliability of the reported probabilities.
+1. Builds a scene per clip (the events/ clips, Coswara breathing pieces and synthetic items, each on a generated
+   bedroom background; two augmented copies) and asks the Swift binary (`sleepcycle detect-dev segment-features`)
+   for every candidate segment's features: the very code that runs inside `sleepcycle analyze`.
+2. Group 5-fold cross-validation (groups: ESC fold, speaker, cough submission, Khan number blocks, Coswara
+   participant, synthetic blocks): clip-level precision / recall / F1 per class, reliability of the reported
+   probabilities.
 3. Fits the final model on everything, fits a softmax temperature on the out-of-fold probabilities, and writes
    Sources/EventDetection/Resources/event-model.json and Tests/EventDetectionTests/ModelParityVectors.swift.
 Deterministic: sorted inputs, fixed seeds, single-threaded BLAS, weights rounded to 9 significant digits.
@@ -434,6 +435,12 @@ def main():
         p, r, f, *_ = prf(truth[keep], label[keep], 2)
         print("talking without Khan 'other' negatives: P %.3f R %.3f F1 %.3f" % (p, r, f))
         res["talking_without_khan_other"] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+        # The clip set before session 5 (without the Coswara breathing pieces), for comparison with earlier figures.
+        keep = np.array([it["source"] != "coswara" for it in its])
+        old = [prf(truth[keep], label[keep], ci)[2] for ci in range(1, 5)]
+        print("without Coswara breathing clips: F1 %s" % " / ".join(
+            "%s %.3f" % (C.CLASSES[ci], f) for ci, f in zip(range(1, 5), old)))
+        res["f1_without_coswara"] = {C.CLASSES[ci]: round(f, 4) for ci, f in zip(range(1, 5), old)}
         # Distractors: share classified as none of the four.
         dis = {}
         for lab in sorted(set(it["label"] for it in its if it["cls"] == "none")):
