@@ -148,6 +148,30 @@ def background(rng, n, kind=None):
     return x / (np.sqrt(np.mean(x ** 2)) + 1e-12), kind
 
 
+def room_impulse(rng, rt60=(0.3, 0.8), drr_db=(-3.0, 6.0)):
+    """A synthetic room impulse response for a microphone 1-3 m from the sound: the direct sound, then after a
+    2-8 ms pre-delay an exponentially decaying noise tail (-60 dB at `rt60` s, drawn from the range), low-passed by
+    a random one-pole filter (absorption); direct-to-reverberant energy ratio drawn from `drr_db`."""
+    t60 = rng.uniform(*rt60)
+    pre = int(rng.uniform(0.002, 0.008) * SR)
+    n = int(1.2 * t60 * SR)
+    tail = rng.standard_normal(n) * np.exp(-6.908 * np.arange(n) / SR / t60)
+    a = rng.uniform(0.0, 0.6)
+    if a > 0:
+        from scipy.signal import lfilter
+        tail = lfilter([1 - a], [1, -a], tail)
+    tail *= 10 ** (-rng.uniform(*drr_db) / 20) / np.sqrt(np.sum(tail ** 2))
+    h = np.zeros(pre + n)
+    h[0] = 1.0
+    h[pre:] += tail
+    return h.astype(np.float32)
+
+
+def reverberate(rng, x, **kw):
+    from scipy.signal import fftconvolve
+    return fftconvolve(x, room_impulse(rng, **kw)).astype(np.float32)
+
+
 def rustle(rng, dur):
     """Synthetic movement: bedding rustle = dense band-passed noise grains under a fast-attack envelope,
     sometimes with a low body-movement thump."""

@@ -15,6 +15,8 @@ N_MOVEMENT, N_BREATHING, N_NIGHT_BACKGROUND = 400, 150, 150
 # backgrounds and SNRs). 0 variants: none (the model before 2026-11-21, session 5).
 BREATHING_PIECE_SEC = 10.0
 BREATHING_VARIANTS = int(os.environ.get("DETECT_BREATHING_VARIANTS", "2"))
+# Share of the hard copy's clips placed in a synthetic room (C.room_impulse, RT60 0.2-1.0 s, DRR -6 to +10 dB).
+REVERB_SHARE = float(os.environ.get("DETECT_REVERB_SHARE", "0.5"))
 
 
 def items():
@@ -74,7 +76,8 @@ def clip_audio(item, index):
 
 
 def scene(item, index, copy):
-    """Copy 0: moderate conditions (SNR 12-35 dB). Copy 1: hard (SNR 5-20 dB, half band-limited, gain spread).
+    """Copy 0: moderate conditions (SNR 12-35 dB). Copy 1: hard (SNR 5-20 dB, half band-limited, half in a synthetic
+    room (REVERB_SHARE), gain spread).
     Returns (samples, (clip_start, clip_end) of the clip's active part)."""
     rng = np.random.default_rng([SEED, copy, index])
     if item["label"] == "night_background":
@@ -82,6 +85,9 @@ def scene(item, index, copy):
     clip = clip_audio(item, index)
     if copy == 1 and rng.random() < 0.5:
         clip = C.band_limit(rng, clip)
+    rrng = np.random.default_rng([SEED, 30 + copy, index])
+    if copy == 1 and rrng.random() < REVERB_SHARE:
+        clip = C.reverberate(rrng, clip, rt60=(0.2, 1.0), drr_db=(-6.0, 10.0))
     pre, post = int(PRE_SEC * C.SR), int(POST_SEC * C.SR)
     n = pre + len(clip) + post
     bg, _ = C.background(rng, n)

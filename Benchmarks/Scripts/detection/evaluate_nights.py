@@ -94,10 +94,11 @@ def run_analyze(x, binary):
 NIGHT_KINDS = ["mixed", "mixed", "no-snore", "quiet"]
 
 
-def fold_nights(its, k, minutes, night_set=0):
+def fold_nights(its, k, minutes, night_set=0, reverb=False):
     """Set `night_set` of fold k's evaluation nights [(kind, audio, truth)], cached in $DETECT_WORK. Night j of set s
-    is seeded [SEED, 100 + k, 4 s + j]: set 0 is the standard evaluation."""
-    suffix = "" if night_set == 0 else "-set%d" % night_set
+    is seeded [SEED, 100 + k, 4 s + j]: set 0 is the standard evaluation. `reverb`: the same nights with every clip
+    in a synthetic room (impulse responses seeded [SEED, 300 + k, 4 s + j])."""
+    suffix = ("" if night_set == 0 else "-set%d" % night_set) + ("-reverb" if reverb else "")
     cache = os.path.join(C.WORK, "nights-fold%d-%gmin%s.npz" % (k, minutes, suffix))
     if os.path.exists(cache):
         z = np.load(cache, allow_pickle=True)
@@ -106,7 +107,8 @@ def fold_nights(its, k, minutes, night_set=0):
     nights = []
     for j, kind in enumerate(NIGHT_KINDS):
         rng = np.random.default_rng([D.SEED, 100 + k, len(NIGHT_KINDS) * night_set + j])
-        nights.append((kind,) + N.build_night(rng, kind, minutes, pools, N.EVAL_SPEC))
+        rrng = np.random.default_rng([D.SEED, 300 + k, len(NIGHT_KINDS) * night_set + j]) if reverb else None
+        nights.append((kind,) + N.build_night(rng, kind, minutes, pools, N.EVAL_SPEC, rrng))
     np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
              **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
     return nights
@@ -124,6 +126,8 @@ def main():
     ap.add_argument("--min-event-probability", action="append", default=[], metavar="TYPE=P",
                     help="forwarded to `detect-dev events` (a per-class event threshold in the detector itself, "
                          "so merging sees the same events as `analyze` would); repeatable")
+    ap.add_argument("--reverb", action="store_true",
+                    help="the same nights with every clip in a synthetic room (RT60 0.3-0.8 s, DRR -3 to +6 dB)")
     ap.add_argument("--sets", type=int, default=1,
                     help="sets of the four night kinds per fold (set 0 = the standard nights; more sets, new seeds, "
                          "narrow the bootstrap interval)")
@@ -158,7 +162,7 @@ def main():
                 model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]),
                                                      context_temperature)
             json.dump(model, open(mpath, "w"))
-        nights = [n for s in range(args.sets) for n in fold_nights(its, k, args.minutes, s)]
+        nights = [n for s in range(args.sets) for n in fold_nights(its, k, args.minutes, s, args.reverb)]
         if args.analyze:
             binary = C.default_binary()[0]
             detected = [run_analyze(x, binary) for _, x, _ in nights]

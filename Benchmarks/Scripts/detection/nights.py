@@ -31,8 +31,10 @@ def trimmed(x, max_sec):
     return x[a:min(b, a + int(max_sec * C.SR))]
 
 
-def build_night(rng, kind, minutes, pools, spec=None):
-    """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate."""
+def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
+    """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate. With
+    `reverb_rng` every placed clip (events and distractors) is first convolved with its own synthetic room impulse
+    response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one."""
     sp = dict(EVAL_SPEC, **(spec or {}))
     n = int(minutes * 60 * C.SR)
     x = np.zeros(n, np.float32)
@@ -76,6 +78,9 @@ def build_night(rng, kind, minutes, pools, spec=None):
         b = min(n, a + len(clip))
         if b <= a:
             return
+        if reverb_rng is not None:
+            clip = C.reverberate(reverb_rng, clip)
+            b = min(n, a + len(clip))
         g = 10 ** ((level[a] + snr) / 20) / C.active_rms(clip)
         x[a:b] += clip[: b - a] * g
         if cls:

@@ -423,7 +423,7 @@ def main():
         m = rcp == c
         label, prob = clip_predictions(rP[m], rsc[m], n)
         print("\n== clip-level, copy %d (%s) ==" % (c, "moderate SNR 12-35 dB" if c == 0 else
-                                                   "hard: SNR 5-20 dB, half band-limited"))
+                                                   "hard: SNR 5-20 dB, half band-limited, half reverberant"))
         res = {}
         for ci in range(1, 5):
             p, r, f, tp, fp, fn = prf(truth, label, ci)
