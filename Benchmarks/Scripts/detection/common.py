@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 import soundfile as sf
+from scipy.signal import fftconvolve, lfilter
 
 SR = 16000
 CLASSES = ["none", "snoring", "talking", "coughing", "movement"]
@@ -157,9 +158,7 @@ def room_impulse(rng, rt60=(0.3, 0.8), drr_db=(-3.0, 6.0)):
     n = int(1.2 * t60 * SR)
     tail = rng.standard_normal(n) * np.exp(-6.908 * np.arange(n) / SR / t60)
     a = rng.uniform(0.0, 0.6)
-    if a > 0:
-        from scipy.signal import lfilter
-        tail = lfilter([1 - a], [1, -a], tail)
+    tail = lfilter([1 - a], [1, -a], tail)
     tail *= 10 ** (-rng.uniform(*drr_db) / 20) / np.sqrt(np.sum(tail ** 2))
     h = np.zeros(pre + n)
     h[0] = 1.0
@@ -168,7 +167,7 @@ def room_impulse(rng, rt60=(0.3, 0.8), drr_db=(-3.0, 6.0)):
 
 
 def reverberate(rng, x, **kw):
-    from scipy.signal import fftconvolve
+    """`x` convolved with a fresh `room_impulse(rng, **kw)` (longer by the impulse response's tail)."""
     return fftconvolve(x, room_impulse(rng, **kw)).astype(np.float32)
 
 

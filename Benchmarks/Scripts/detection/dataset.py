@@ -38,7 +38,8 @@ def items():
         pieces = max(1, int(np.ceil((r["duration"] - 3.0) / BREATHING_PIECE_SEC)))
         for p in range(pieces):
             for v in range(BREATHING_VARIANTS):
-                out.append(dict(r, id="%s#%d.%d" % (r["id"], p, v), offset=p * BREATHING_PIECE_SEC))
+                out.append(dict(r, id="%s#%d.%d" % (r["id"], p, v), offset=p * BREATHING_PIECE_SEC,
+                                max_sec=BREATHING_PIECE_SEC))
     return out
 
 
@@ -68,7 +69,7 @@ def night_background(rng, dur):
 
 def clip_audio(item, index):
     if item["path"]:
-        return C.read_audio(item["path"], BREATHING_PIECE_SEC if "offset" in item else 10.0, item.get("offset", 0.0))
+        return C.read_audio(item["path"], item.get("max_sec", 10.0), item.get("offset", 0.0))
     rng = np.random.default_rng([SEED, 7, index])
     if item["label"] == "movement":
         return C.rustle(rng, rng.uniform(0.3, 3.0))
