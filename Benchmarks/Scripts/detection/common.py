@@ -196,6 +196,92 @@ def rustle(rng, dur):
     return x.astype(np.float32)
 
 
+def tonal(rng):
+    """A synthetic tonal or harmonic sound that is none of the four classes (0.3-6 s): electronic beeps (alarm,
+    phone, microwave), struck bells and chimes (inharmonic decaying partials), sirens and horns, bird chirps (fast
+    frequency sweeps over 1.5 kHz), or animal-like calls (harmonic stacks at f0 350-1000 Hz with a pitch contour,
+    barks with a noisy onset, repeated). Voiced like speech, but not speech-like in pitch range, rhythm or spectrum:
+    the tree model must not read "harmonic" as "talking" or "snoring"."""
+    kind = ("beep", "bell", "siren", "chirp", "call")[int(rng.integers(5))]
+    out = []
+
+    def stack(f0, dur, n_harm, tilt, jitter=0.0):
+        """Harmonic stack of a (time-varying) f0 track; amplitudes fall by `tilt` dB per harmonic."""
+        n = max(1, int(dur * SR))
+        f = np.broadcast_to(np.asarray(f0, dtype=np.float64), (n,))
+        if jitter:
+            f = f * (1 + jitter * np.cumsum(rng.standard_normal(n)) / np.sqrt(n))
+        ph = 2 * np.pi * np.cumsum(f) / SR
+        y = np.zeros(n)
+        for h in range(1, n_harm + 1):
+            keep = f * h < SR / 2 - 200
+            y += keep * np.sin(h * ph + rng.uniform(0, 6.3)) * 10 ** (-tilt * (h - 1) / 20)
+        return y
+
+    def envelope(n, attack, release):
+        env = np.ones(n)
+        a, r = max(1, min(n // 2, int(attack * SR))), max(1, min(n // 2, int(release * SR)))
+        env[:a] = np.linspace(0, 1, a)
+        env[-r:] *= np.linspace(1, 0, r)
+        return env
+
+    if kind == "beep":
+        f, on, off = rng.uniform(400, 4000), rng.uniform(0.05, 0.5), rng.uniform(0.05, 0.5)
+        n_harm, tilt = (1, 0.0) if rng.random() < 0.5 else (int(rng.integers(3, 8)), rng.uniform(3, 12))
+        for _ in range(int(rng.integers(2, 9))):
+            y = stack(f, on, n_harm, tilt)
+            out += [y * envelope(len(y), 0.003, 0.005), np.zeros(int(off * SR))]
+    elif kind == "bell":
+        base = rng.uniform(200, 2500)
+        ratios = np.concatenate([[1.0], np.sort(rng.uniform(1.3, 6.0, int(rng.integers(3, 8))))])
+        decay = rng.uniform(0.2, 2.5)
+        for _ in range(int(rng.integers(1, 5))):
+            n = int(min(3.0, 2 * decay) * SR)
+            t = np.arange(n) / SR
+            y = sum(rng.uniform(0.2, 1) * np.sin(2 * np.pi * base * r * t + rng.uniform(0, 6.3)) *
+                    np.exp(-t * r ** 0.5 / decay) for r in ratios if base * r < SR / 2 - 200)
+            out += [y * envelope(n, 0.001, 0.02), np.zeros(int(rng.uniform(0.1, 1.0) * SR))]
+    elif kind == "siren":
+        dur = rng.uniform(1.0, 5.0)
+        t = np.arange(int(dur * SR)) / SR
+        if rng.random() < 0.6:
+            lo, hi = rng.uniform(450, 900), rng.uniform(1000, 1800)
+            f0 = lo + (hi - lo) * (0.5 + 0.5 * np.sin(2 * np.pi * rng.uniform(0.2, 3.0) * t))
+        else:                                           # horn: steady, rich
+            f0 = np.full(len(t), rng.uniform(300, 550))
+        y = stack(f0, dur, int(rng.integers(2, 9)), rng.uniform(2, 8))
+        out.append(y * envelope(len(y), 0.02, 0.05))
+    elif kind == "chirp":
+        for _ in range(int(rng.integers(2, 12))):
+            dur = rng.uniform(0.03, 0.2)
+            n = int(dur * SR)
+            fa, fb = rng.uniform(1500, 7000, 2)
+            f0 = np.linspace(fa, fb, n) * (1 + 0.1 * np.sin(2 * np.pi * rng.uniform(20, 80) * np.arange(n) / SR))
+            y = stack(f0, dur, int(rng.integers(1, 3)), 10.0)
+            out += [y * np.hanning(n), np.zeros(int(rng.uniform(0.03, 0.3) * SR))]
+    else:                                               # animal-like call
+        bark = rng.random() < 0.5
+        f0c = rng.uniform(350, 1000)
+        formant = rng.uniform(800, 3500)
+        for _ in range(int(rng.integers(1, 6))):
+            dur = rng.uniform(0.08, 0.3) if bark else rng.uniform(0.25, 1.2)
+            n = int(dur * SR)
+            u = np.linspace(0, 1, n)
+            contour = 1 + rng.uniform(-0.3, 0.4) * np.sin(np.pi * u) + rng.uniform(-0.2, 0.2) * u
+            y = stack(f0c * contour, dur, int(rng.integers(4, 12)), rng.uniform(1, 5), jitter=0.02)
+            spec = np.fft.rfft(y)
+            fr = np.fft.rfftfreq(n, 1 / SR)
+            spec *= 1 / (1 + ((fr - formant) / (0.6 * formant)) ** 2) + 0.1
+            y = np.fft.irfft(spec, n)
+            if bark:
+                noise = bandpass(None, rng.standard_normal(n).astype(np.float32), 300, 6000)
+                y = y / (np.std(y) + 1e-12) + rng.uniform(0.3, 1.0) * noise / (np.std(noise) + 1e-12) * \
+                    np.exp(-u * rng.uniform(3, 10))
+            out += [y * envelope(n, 0.005 if bark else 0.03, 0.03), np.zeros(int(rng.uniform(0.2, 1.2) * SR))]
+    x = np.concatenate(out)[:int(6 * SR)]
+    return (x / (np.max(np.abs(x)) + 1e-12) * 0.5).astype(np.float32)
+
+
 def breathing(rng, dur, bpm=None):
     """Quiet nasal/oral breathing (not snoring): band-passed noise under smooth inhale/exhale envelopes."""
     n = int(dur * SR)

@@ -17,6 +17,9 @@ BREATHING_PIECE_SEC = 10.0
 BREATHING_VARIANTS = int(os.environ.get("DETECT_BREATHING_VARIANTS", "2"))
 # Share of the hard copy's clips placed in a synthetic room (C.room_impulse, RT60 0.2-1.0 s, DRR -6 to +10 dB).
 REVERB_SHARE = float(os.environ.get("DETECT_REVERB_SHARE", "0.5"))
+# Synthetic tonal sounds (C.tonal: beeps, bells, sirens, bird chirps, animal-like calls), labelled none, appended
+# after every other item so that no other item's index (and seed) changes. 0: none (the model before session 6).
+N_TONAL = int(os.environ.get("DETECT_TONAL", "300"))
 
 
 def items():
@@ -40,6 +43,10 @@ def items():
             for v in range(BREATHING_VARIANTS):
                 out.append(dict(r, id="%s#%d.%d" % (r["id"], p, v), offset=p * BREATHING_PIECE_SEC,
                                 max_sec=BREATHING_PIECE_SEC))
+    for i in range(N_TONAL):
+        g = "synth-tonal-%d" % (i // 10)
+        out.append({"id": "synth/tonal-%03d" % i, "path": None, "label": "tonal", "cls": "none",
+                    "source": "synthetic", "group": g, "fold": C.fold_of(g)})
     return out
 
 
@@ -73,6 +80,8 @@ def clip_audio(item, index):
     rng = np.random.default_rng([SEED, 7, index])
     if item["label"] == "movement":
         return C.rustle(rng, rng.uniform(0.3, 3.0))
+    if item["label"] == "tonal":
+        return C.tonal(rng)
     return C.breathing(rng, 12.0)
 
 

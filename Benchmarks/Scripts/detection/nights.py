@@ -31,10 +31,12 @@ def trimmed(x, max_sec):
     return x[a:min(b, a + int(max_sec * C.SR))]
 
 
-def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
+def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=None):
     """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate. With
     `reverb_rng` every placed clip (events and distractors) is first convolved with its own synthetic room impulse
-    response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one."""
+    response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one.
+    With a list `placed`, every distractor is appended to it as (label, start_s, end_s) (`false_events.py`); the
+    audio and the random draws do not change."""
     sp = dict(EVAL_SPEC, **(spec or {}))
     n = int(minutes * 60 * C.SR)
     x = np.zeros(n, np.float32)
@@ -77,7 +79,7 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
         a = int(t * C.SR)
         b = min(n, a + len(clip))
         if b <= a:
-            return
+            return None
         if reverb_rng is not None:
             clip = C.reverberate(reverb_rng, clip)
             b = min(n, a + len(clip))
@@ -86,6 +88,7 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
         if cls:
             s, e = C.active_extent(clip[: b - a])
             truth.append((cls, (a + s) / C.SR, (a + e) / C.SR))
+        return a / C.SR, b / C.SR
 
     # Event schedule: non-overlapping slots.
     wanted = []
@@ -128,8 +131,11 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
         t += rng.uniform(*sp["event_gap"])
     # Distractors anywhere (they may overlap events): ~12 per 30 min.
     for _ in range(int(round(sp["distractors"] * per30)) if pools["distractors"] else 0):
-        clip = pools["distractors"][rng.integers(len(pools["distractors"]))]
-        place(clip, rng.uniform(5, minutes * 60 - 10), None, rng.uniform(*sp["distractor_snr"]))
+        i = rng.integers(len(pools["distractors"]))
+        span = place(pools["distractors"][i], rng.uniform(5, minutes * 60 - 10), None,
+                     rng.uniform(*sp["distractor_snr"]))
+        if placed is not None and span:
+            placed.append((pools["distractor_labels"][i],) + span)
     np.clip(x, -1, 1, out=x)
     return x, truth
 
@@ -137,7 +143,8 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None):
 def pools_for_fold(its, k, training=False):
     """Fold k's clips by role. With `training`, Khan `other` clips (talking, TV, household sounds) of fold k are
     distractors too (folds 3-4 have no ESC-10 clips); the evaluation pools are ESC-10 only."""
-    pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [], "rain": []}
+    pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [],
+             "distractor_labels": [], "rain": []}
     groups, speakers = {}, {}
     for idx, it in enumerate(its):
         if it["fold"] != k:
@@ -154,6 +161,7 @@ def pools_for_fold(its, k, training=False):
             pools["rain"].append(D.clip_audio(it, idx))
         elif it["source"] == "esc10_ccby" or (training and it["source"] == "snoring_khan"):
             pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
+            pools["distractor_labels"].append(it["label"])
     pools["snore_groups"] = [groups[g] for g in sorted(groups)]
     # Mycroft files have no speaker id (one group each): pool them in blocks of 5 "speakers".
     sp = [speakers[g] for g in sorted(speakers)]
