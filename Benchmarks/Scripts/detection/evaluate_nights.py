@@ -94,6 +94,22 @@ def run_analyze(x, binary):
 NIGHT_KINDS = ["mixed", "mixed", "no-snore", "quiet"]
 
 
+def build_eval_night(pools, k, minutes, night_set, j, reverb=False, placed=None):
+    """Night j (kind NIGHT_KINDS[j]) of set `night_set` of fold k, from fold k's `pools`: (audio, truth). Seeded
+    [SEED, 100 + k, 4 s + j]; with `reverb` every clip in its own room, seeded [SEED, 300 + k, 4 s + j]. `placed`:
+    see `nights.build_night`."""
+    seed = len(NIGHT_KINDS) * night_set + j
+    rrng = np.random.default_rng([D.SEED, 300 + k, seed]) if reverb else None
+    return N.build_night(np.random.default_rng([D.SEED, 100 + k, seed]), NIGHT_KINDS[j], minutes, pools,
+                         N.EVAL_SPEC, rrng, placed)
+
+
+def matches_reference(d, truth):
+    """Whether detected event `d` overlaps a reference event of its class, within 0.5 s."""
+    a, b = d["start"] / C.SR, d["end"] / C.SR
+    return any(cls == d["type"] and s < b + 0.5 and e > a - 0.5 for cls, s, e in truth)
+
+
 def fold_nights(its, k, minutes, night_set=0, reverb=False):
     """Set `night_set` of fold k's evaluation nights [(kind, audio, truth)], cached in $DETECT_WORK. Night j of set s
     is seeded [SEED, 100 + k, 4 s + j]: set 0 is the standard evaluation. `reverb`: the same nights with every clip
@@ -104,11 +120,7 @@ def fold_nights(its, k, minutes, night_set=0, reverb=False):
         z = np.load(cache, allow_pickle=True)
         return [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(NIGHT_KINDS)]
     pools = N.pools_for_fold(its, k)
-    nights = []
-    for j, kind in enumerate(NIGHT_KINDS):
-        rng = np.random.default_rng([D.SEED, 100 + k, len(NIGHT_KINDS) * night_set + j])
-        rrng = np.random.default_rng([D.SEED, 300 + k, len(NIGHT_KINDS) * night_set + j]) if reverb else None
-        nights.append((kind,) + N.build_night(rng, kind, minutes, pools, N.EVAL_SPEC, rrng))
+    nights = [(kind,) + build_eval_night(pools, k, minutes, night_set, j, reverb) for j, kind in enumerate(NIGHT_KINDS)]
     np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
              **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
     return nights
@@ -185,9 +197,7 @@ def main():
                 if not ref:
                     stats[c]["false_events"] += len(sysi); stats[c]["neg_hours"] += hours
             for d in det:
-                ok = any(cls == d["type"] and s < d["end"] / C.SR + 0.5 and e > d["start"] / C.SR - 0.5
-                         for cls, s, e in truth)
-                reliab.append((d["probability"], ok))
+                reliab.append((d["probability"], matches_reference(d, truth)))
             print("fold %d %-8s %4.1f min: %d reference events, %d detected (%s)" % (
                 k, kind, len(x) / C.SR / 60, len(truth), len(det),
                 ", ".join("%s %d" % (c, sum(1 for d in det if d["type"] == c)) for c in EVENT_CLASSES)))

@@ -41,11 +41,8 @@ def main():
         for s in range(args.sets):
             cached = E.fold_nights(its, k, args.minutes, s, args.reverb)
             for j, kind in enumerate(E.NIGHT_KINDS):
-                seed = len(E.NIGHT_KINDS) * s + j
-                rrng = np.random.default_rng([D.SEED, 300 + k, seed]) if args.reverb else None
                 placed = []
-                x, truth = N.build_night(np.random.default_rng([D.SEED, 100 + k, seed]), kind, args.minutes,
-                                         pools, N.EVAL_SPEC, rrng, placed)
+                x, truth = E.build_eval_night(pools, k, args.minutes, s, j, args.reverb, placed)
                 if not np.array_equal(x, cached[j][1]):
                     raise SystemExit("false_events: fold %d set %d night %d differs from its cache in %s "
                                      "(delete the cached nights)" % (k, s, j, C.WORK))
@@ -54,16 +51,16 @@ def main():
         lines = C.run_scenes("events", (n[2] for n in nights), ["--model", model])
         for j, (s, kind, _, truth, placed) in enumerate(nights):
             for d in (l for l in lines if l["scene"] == j):
-                a, b = d["start"] / C.SR, d["end"] / C.SR
-                if any(c == d["type"] and ts < b + 0.5 and te > a - 0.5 for c, ts, te in truth):
+                if E.matches_reference(d, truth):
                     continue
+                a, b = d["start"] / C.SR, d["end"] / C.SR
                 under = {c for c, ts, te in truth + placed if ts < b and te > a}
                 cause = "+".join(sorted(under)) or "background"
                 causes[d["type"]][cause] += 1
                 rows.append({"fold": k, "set": s, "night": kind, "type": d["type"], "start": round(a, 2),
                              "duration": round(b - a, 2), "probability": round(d["probability"], 3),
                              "cause": cause})
-    for t in ("snoring", "talking", "coughing", "movement"):
+    for t in E.EVENT_CLASSES:
         c = causes.get(t, collections.Counter())
         print("%-9s %3d false events: %s" % (t, sum(c.values()), ", ".join("%s %d" % kv for kv in c.most_common())))
     print("\non the quiet nights:")
