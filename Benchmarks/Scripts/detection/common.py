@@ -4,6 +4,7 @@ Everything is deterministic: files are taken in sorted manifest order, every ran
 numpy Generator seeded from a fixed seed and the item's index, and the Swift binary computes all features.
 """
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -332,6 +333,31 @@ def band_limit(rng, x):
 
 
 # ---------------------------------------------------------------- the Swift side
+def write_cache(path, data):
+    """Writes a JSON cache atomically (a temporary file renamed over `path`): an interrupted run leaves no half
+    cache, and a cache that is a symbolic link to another work folder's file is replaced, not written through."""
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
+@functools.lru_cache(maxsize=None)
+def binary_feature_names(binary=None):
+    """The segment feature names of the binary that computes the caches (`detect-dev segment-features` on one
+    second of silence): a cache written by a binary with other features (a stale build) is not reused."""
+    return tuple(run_scenes("segment-features", [np.zeros(SR, np.float32)], binary=binary)[0]["features"])
+
+
+def cache_matches_binary(names, first_features, binary=None):
+    """Whether a segment cache fits the binary: its stored feature names (or, for a cache written before names
+    were stored, its first segment's feature count) equal the binary's."""
+    current = binary_feature_names(tuple(binary) if binary else None)
+    if names is not None:
+        return tuple(names) == current
+    return first_features is None or len(first_features) == len(current)
+
+
 def run_scenes(subcommand, scenes, extra_args=(), binary=None):
     """Streams scenes (iterable of float32 arrays) into `sleepcycle detect-dev <subcommand>` and returns
     the parsed JSON lines."""

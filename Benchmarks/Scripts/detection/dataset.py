@@ -116,13 +116,14 @@ def scene(item, index, copy):
 
 
 def segments(copy, binary=None):
-    """Swift segment features of every scene of one copy (cached in $DETECT_WORK)."""
+    """Swift segment features of every scene of one copy (cached in $DETECT_WORK; recomputed when the items or
+    the binary's feature names change)."""
     os.makedirs(C.WORK, exist_ok=True)
     cache = os.path.join(C.WORK, "segments-copy%d.json" % copy)
     its = items()
     if os.path.exists(cache):
         data = json.load(open(cache))
-        if data["ids"] == [i["id"] for i in its]:
+        if data["ids"] == [i["id"] for i in its] and C.cache_matches_binary(data["names"], None, binary):
             return data
     extents = []
 
@@ -134,7 +135,7 @@ def segments(copy, binary=None):
     lines = C.run_scenes("segment-features", gen(), binary=binary)
     names = lines[0]["features"]
     data = {"ids": [i["id"] for i in its], "extents": extents, "names": names, "segments": lines[1:]}
-    json.dump(data, open(cache, "w"))
+    C.write_cache(cache, data)
     return data
 
 
@@ -168,7 +169,8 @@ AMBIGUOUS_TALKING = tuple(float(v) for v in os.environ.get("DETECT_TALK_LABEL", 
 
 
 def night_segments(binary=None):
-    """Swift segment features of the night-like training scenes (nights.TRAIN_SPEC), cached in $DETECT_WORK.
+    """Swift segment features of the night-like training scenes (nights.TRAIN_SPEC), cached in $DETECT_WORK
+    (recomputed when the nights or the binary's feature names change).
 
     Night j of fold k is built from fold k's clips only, seeded [SEED, 500 + k, j] (the evaluation nights use
     [SEED, 100 + k, j] and nights.EVAL_SPEC). Returns {"folds": [...], "truth": [[(cls, start_s, end_s)]],
@@ -180,7 +182,8 @@ def night_segments(binary=None):
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
-        if data["key"] == key:
+        first = data["segments"][0]["features"] if data["segments"] else None
+        if data["key"] == key and C.cache_matches_binary(data.get("names"), first, binary):
             return data
     its = items()
     folds, truths = [], []
@@ -196,8 +199,8 @@ def night_segments(binary=None):
                 truths.append([(c, float(s), float(e)) for c, s, e in truth])
                 yield x
     lines = C.run_scenes("segment-features", gen(), binary=binary)
-    data = {"key": key, "folds": folds, "truth": truths, "segments": lines[1:]}
-    json.dump(data, open(cache, "w"))
+    data = {"key": key, "names": lines[0]["features"], "folds": folds, "truth": truths, "segments": lines[1:]}
+    C.write_cache(cache, data)
     return data
 
 

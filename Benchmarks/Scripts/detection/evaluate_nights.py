@@ -121,8 +121,10 @@ def fold_nights(its, k, minutes, night_set=0, reverb=False):
         return [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(NIGHT_KINDS)]
     pools = N.pools_for_fold(its, k)
     nights = [(kind,) + build_eval_night(pools, k, minutes, night_set, j, reverb) for j, kind in enumerate(NIGHT_KINDS)]
-    np.savez(cache, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
+    tmp = "%s.tmp-%d.npz" % (cache, os.getpid())   # atomic, like C.write_cache
+    np.savez(tmp, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
              **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
+    os.replace(tmp, cache)
     return nights
 
 
