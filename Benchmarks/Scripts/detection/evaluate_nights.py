@@ -110,16 +110,18 @@ def matches_reference(d, truth):
     return any(cls == d["type"] and s < b + 0.5 and e > a - 0.5 for cls, s, e in truth)
 
 
-def fold_nights(its, k, minutes, night_set=0, reverb=False):
+def fold_nights(its, k, minutes, night_set=0, reverb=False, khan=False):
     """Set `night_set` of fold k's evaluation nights [(kind, audio, truth)], cached in $DETECT_WORK. Night j of set s
     is seeded [SEED, 100 + k, 4 s + j]: set 0 is the standard evaluation. `reverb`: the same nights with every clip
-    in a synthetic room (impulse responses seeded [SEED, 300 + k, 4 s + j])."""
-    suffix = ("" if night_set == 0 else "-set%d" % night_set) + ("-reverb" if reverb else "")
+    in a synthetic room (impulse responses seeded [SEED, 300 + k, 4 s + j]). `khan`: fold k's Khan `other` clips
+    are distractors too (same seeds and events; the distractors differ)."""
+    suffix = (("" if night_set == 0 else "-set%d" % night_set) + ("-reverb" if reverb else "")
+              + ("-khan" if khan else ""))
     cache = os.path.join(C.WORK, "nights-fold%d-%gmin%s.npz" % (k, minutes, suffix))
     if os.path.exists(cache):
         z = np.load(cache, allow_pickle=True)
         return [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(NIGHT_KINDS)]
-    pools = N.pools_for_fold(its, k)
+    pools = N.pools_for_fold(its, k, khan=khan)
     nights = [(kind,) + build_eval_night(pools, k, minutes, night_set, j, reverb) for j, kind in enumerate(NIGHT_KINDS)]
     tmp = "%s.tmp-%d.npz" % (cache, os.getpid())   # atomic, like C.write_cache
     np.savez(tmp, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
@@ -142,6 +144,10 @@ def main():
                          "so merging sees the same events as `analyze` would); repeatable")
     ap.add_argument("--reverb", action="store_true",
                     help="the same nights with every clip in a synthetic room (RT60 0.3-0.8 s, DRR -3 to +6 dB)")
+    ap.add_argument("--khan-distractors", action="store_true",
+                    help="fold k's Khan `other` clips (household sounds, people talking, TV news) are distractors too, "
+                         "next to its ESC-10 clips: folds 3 and 4 have no ESC-10 clips, so only this variant puts "
+                         "distractors in their nights")
     ap.add_argument("--sets", type=int, default=1,
                     help="sets of the four night kinds per fold (set 0 = the standard nights; more sets, new seeds, "
                          "narrow the bootstrap interval)")
@@ -176,7 +182,8 @@ def main():
                 model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]),
                                                      context_temperature)
             json.dump(model, open(mpath, "w"))
-        nights = [n for s in range(args.sets) for n in fold_nights(its, k, args.minutes, s, args.reverb)]
+        nights = [n for s in range(args.sets) for n in fold_nights(its, k, args.minutes, s, args.reverb,
+                                                                    args.khan_distractors)]
         if args.analyze:
             binary = C.default_binary()[0]
             detected = [run_analyze(x, binary) for _, x, _ in nights]

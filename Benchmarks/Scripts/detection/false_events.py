@@ -3,7 +3,7 @@
 class (within 0.5 s, the reliability rule of evaluate_nights.py) is attributed to what was sounding under it.
 
     DETECT_WORK=<folder with model-fold<k>.json> python3 Benchmarks/Scripts/detection/false_events.py \
-        [--folds 0 1] [--sets 3] [--reverb]
+        [--folds 0 1] [--sets 3] [--reverb] [--khan-distractors]
 
 The nights are rebuilt with their distractor placements recorded (`nights.build_night(placed=...)`) and checked
 sample for sample against the cached nights that evaluate_nights.py scored. A false event's cause is the ESC-10
@@ -31,15 +31,16 @@ def main():
     ap.add_argument("--sets", type=int, default=3)
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--reverb", action="store_true")
+    ap.add_argument("--khan-distractors", action="store_true", help="as in evaluate_nights.py")
     args = ap.parse_args()
     its = D.items()
     causes = collections.defaultdict(collections.Counter)
     rows = []
     for k in args.folds:
-        pools = N.pools_for_fold(its, k)
+        pools = N.pools_for_fold(its, k, khan=args.khan_distractors)
         nights = []
         for s in range(args.sets):
-            cached = E.fold_nights(its, k, args.minutes, s, args.reverb)
+            cached = E.fold_nights(its, k, args.minutes, s, args.reverb, args.khan_distractors)
             for j, kind in enumerate(E.NIGHT_KINDS):
                 placed = []
                 x, truth = E.build_eval_night(pools, k, args.minutes, s, j, args.reverb, placed)
@@ -68,8 +69,9 @@ def main():
         if r["night"] == "quiet":
             print("  fold %(fold)d set %(set)d  %(type)-9s at %(start)7.1f s, %(duration)4.1f s, p %(probability).2f:"
                   " %(cause)s" % r)
-    out = os.path.join(C.WORK, "false-events-folds%s%s.json" % ("".join(map(str, args.folds)),
-                                                                "-reverb" if args.reverb else ""))
+    out = os.path.join(C.WORK, "false-events-folds%s%s%s.json" % ("".join(map(str, args.folds)),
+                                                                  "-reverb" if args.reverb else "",
+                                                                  "-khan" if args.khan_distractors else ""))
     json.dump(rows, open(out, "w"), indent=0)
 
 

@@ -140,9 +140,10 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
     return x, truth
 
 
-def pools_for_fold(its, k, training=False):
-    """Fold k's clips by role. With `training`, Khan `other` clips (talking, TV, household sounds) of fold k are
-    distractors too (folds 3-4 have no ESC-10 clips); the evaluation pools are ESC-10 only."""
+def pools_for_fold(its, k, training=False, khan=False):
+    """Fold k's clips by role. With `training` or `khan`, Khan `other` clips (talking, TV news, household sounds) of
+    fold k are distractors too (folds 3-4 have no ESC-10 clips); the standard evaluation pools are ESC-10 only
+    (`evaluate_nights.py --khan-distractors` adds Khan `other`)."""
     pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [],
              "distractor_labels": [], "rain": []}
     groups, speakers = {}, {}
@@ -159,7 +160,7 @@ def pools_for_fold(its, k, training=False):
             pools["movement"].append(D.clip_audio(it, idx))
         elif it["label"] == "rain":
             pools["rain"].append(D.clip_audio(it, idx))
-        elif it["source"] == "esc10_ccby" or (training and it["source"] == "snoring_khan"):
+        elif it["source"] == "esc10_ccby" or ((training or khan) and it["source"] == "snoring_khan"):
             pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
             pools["distractor_labels"].append(it["label"])
     pools["snore_groups"] = [groups[g] for g in sorted(groups)]
