@@ -333,13 +333,21 @@ def band_limit(rng, x):
 
 
 # ---------------------------------------------------------------- the Swift side
-def write_cache(path, data):
-    """Writes a JSON cache atomically (a temporary file renamed over `path`): an interrupted run leaves no half
-    cache, and a cache that is a symbolic link to another work folder's file is replaced, not written through."""
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(data, f)
+def write_atomically(path, write):
+    """Writes a cache atomically: `write(tmp)` fills a temporary file (same extension as `path`, so writers that
+    append one, like `np.savez`, keep its name), which is then renamed over `path`. An interrupted run leaves no
+    half cache, and a cache that is a symbolic link to another work folder's file is replaced, not written through."""
+    tmp = "%s.tmp-%d%s" % (path, os.getpid(), os.path.splitext(path)[1])
+    write(tmp)
     os.replace(tmp, path)
+
+
+def write_cache(path, data):
+    """A JSON cache, written atomically."""
+    def dump(tmp):
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+    write_atomically(path, dump)
 
 
 @functools.lru_cache(maxsize=None)

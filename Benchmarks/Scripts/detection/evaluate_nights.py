@@ -123,10 +123,9 @@ def fold_nights(its, k, minutes, night_set=0, reverb=False, khan=False):
         return [(kind, z["x%d" % j], [tuple(t) for t in z["t%d" % j]]) for j, kind in enumerate(NIGHT_KINDS)]
     pools = N.pools_for_fold(its, k, khan=khan)
     nights = [(kind,) + build_eval_night(pools, k, minutes, night_set, j, reverb) for j, kind in enumerate(NIGHT_KINDS)]
-    tmp = "%s.tmp-%d.npz" % (cache, os.getpid())   # atomic, like C.write_cache
-    np.savez(tmp, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
-             **{"t%d" % j: np.array(n[2], dtype=object) for j, n in enumerate(nights)})
-    os.replace(tmp, cache)
+    C.write_atomically(cache, lambda tmp: np.savez(tmp, **{"x%d" % j: n[1] for j, n in enumerate(nights)},
+                                                     **{"t%d" % j: np.array(n[2], dtype=object)
+                                                        for j, n in enumerate(nights)}))
     return nights
 
 
@@ -146,8 +145,8 @@ def main():
                     help="the same nights with every clip in a synthetic room (RT60 0.3-0.8 s, DRR -3 to +6 dB)")
     ap.add_argument("--khan-distractors", action="store_true",
                     help="fold k's Khan `other` clips (household sounds, people talking, TV news) are distractors too, "
-                         "next to its ESC-10 clips: folds 3 and 4 have no ESC-10 clips, so only this variant puts "
-                         "distractors in their nights")
+                         "next to its ESC-10 clips: fold 4 has no ESC-10 clips, so only this variant puts distractors in "
+                         "its nights (fold 3 has no Khan `other` clips either: its nights stay distractor-free)")
     ap.add_argument("--sets", type=int, default=1,
                     help="sets of the four night kinds per fold (set 0 = the standard nights; more sets, new seeds, "
                          "narrow the bootstrap interval)")

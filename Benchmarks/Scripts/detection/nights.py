@@ -142,7 +142,7 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
 
 def pools_for_fold(its, k, training=False, khan=False):
     """Fold k's clips by role. With `training` or `khan`, Khan `other` clips (talking, TV news, household sounds) of
-    fold k are distractors too (folds 3-4 have no ESC-10 clips); the standard evaluation pools are ESC-10 only
+    fold k are distractors too (folds 3-4 have no ESC-10 clips; fold 3 has no Khan `other` clip either); the standard evaluation pools are ESC-10 only
     (`evaluate_nights.py --khan-distractors` adds Khan `other`)."""
     pools = {"snore_groups": [], "speakers": [], "coughs": [], "movement": [], "distractors": [],
              "distractor_labels": [], "rain": []}
