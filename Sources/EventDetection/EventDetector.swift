@@ -3,10 +3,11 @@ import SleepCycleDSP
 
 /// The event-detection consumer: `.features` in, `.eventStarted` + `.eventEnded` out (published together once a
 /// segment is decided, with a start in the past; latency = the segment's length + bridge gap + the context stage's
-/// 10-s look-ahead + merge gap, about 18 s at most).
+/// 10-s look-ahead + merge gap, about 18 s at most; talking events 90 s more, for the sustained-speech rule).
 ///
 /// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
-/// the context stage, `SegmentContextModel`) and an `EventAssembler` (merging + snore bouts); all bounded.
+/// the context stage, `SegmentContextModel`), an `EventAssembler` (merging + snore bouts) and a
+/// `SustainedSpeechGate` (talking events held until the speech around them is known); all bounded.
 /// `.audio` blocks go into each channel's 8-s raw-sample ring (the voicing features of a segment are computed from
 /// it at segment close; the engine publishes `.audio` before the `.features` of the same samples). `.gap` and
 /// `.sessionEnding` close everything open.
@@ -20,6 +21,7 @@ public struct EventDetector: AnalysisConsumer {
     private var extractors: [Int: SegmentExtractor] = [:]
     private var queues: [Int: ContextQueue] = [:]
     private var assemblers: [Int: EventAssembler] = [:]
+    private var gates: [Int: SustainedSpeechGate] = [:]
     private var nextId = 0
 
     /// - Parameters:
@@ -39,7 +41,7 @@ public struct EventDetector: AnalysisConsumer {
         switch event {
         case .sessionStarted(let info):
             channelCount = info.channelCount
-            extractors.removeAll(); assemblers.removeAll(); queues.removeAll()
+            extractors.removeAll(); assemblers.removeAll(); queues.removeAll(); gates.removeAll()
             return []
         case .audio(let block):
             for (c, samples) in block.channels.enumerated() {
@@ -63,6 +65,7 @@ public struct EventDetector: AnalysisConsumer {
                 if let waiting = queues[block.channel]?.firstUndecidedStart { now = min(now, waiting) }
             }
             out += emit(channel: block.channel) { $0.advance(to: now) }
+            if gates[block.channel] != nil { out += publish(channel: block.channel, gates[block.channel]!.release(upTo: now)) }
             return out
         case .gap:
             return flushAll()
@@ -116,15 +119,26 @@ public struct EventDetector: AnalysisConsumer {
             if let context { out += decide(channel: ch, model: context, now: nil) }
         }
         for ch in assemblers.keys.sorted() { out += emit(channel: ch) { $0.flush() } }
+        for ch in gates.keys.sorted() { out += publish(channel: ch, gates[ch]!.flush()) }
         return out
     }
 
     private mutating func emit(channel: Int, _ body: (inout EventAssembler) -> [ClassifiedSegment]) -> [AnalysisEvent] {
         // In place (no copy of the assembler's buffers per block).
         let fresh = EventAssembler(configuration: configuration)
-        let finished = body(&assemblers[channel, default: fresh])
+        let finished = body(&assemblers[channel, default: fresh]).filter {
+            $0.probability >= configuration.minEventProbability[$0.type] ?? configuration.minProbability
+        }
+        guard configuration.sustainedSpeechWindowSec > 0 else { return publish(channel: channel, finished) }
+        let gate = SustainedSpeechGate(windowSec: configuration.sustainedSpeechWindowSec,
+                                       share: configuration.sustainedSpeechShare)
+        for f in finished where f.type == .talking { gates[channel, default: gate].hold(f) }
+        return publish(channel: channel, finished.filter { $0.type != .talking })
+    }
+
+    private mutating func publish(channel: Int, _ finished: [ClassifiedSegment]) -> [AnalysisEvent] {
         var out: [AnalysisEvent] = []
-        for f in finished where f.probability >= configuration.minEventProbability[f.type] ?? configuration.minProbability {
+        for f in finished {
             let event = SoundEvent(id: nextId, type: f.type, start: f.start, end: f.end, probability: f.probability,
                                    source: .audio,
                                    channel: channelCount > 1 ? AudioChannel(rawValue: channel) : nil,

@@ -142,6 +142,10 @@ struct DetectEventsCommand: ParsableCommand {
     var featuresOnly = false
     @Option(help: "Per-class event threshold instead of the default, e.g. coughing=0.6 (repeatable; operating-point studies).")
     var minEventProbability: [String] = []
+    @Option(help: "Sustained-speech window in seconds instead of the default (0 = off: talking events are reported however much talking surrounds them).")
+    var sustainedSpeechWindow: Double?
+    @Option(help: "Sustained-speech share instead of the default.")
+    var sustainedSpeechShare: Double?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -155,6 +159,8 @@ struct DetectEventsCommand: ParsableCommand {
             }
             configuration.minEventProbability[type] = p
         }
+        if let sustainedSpeechWindow { configuration.sustainedSpeechWindowSec = sustainedSpeechWindow }
+        if let sustainedSpeechShare { configuration.sustainedSpeechShare = sustainedSpeechShare }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier, context: loaded?.context)

@@ -97,6 +97,31 @@ import SleepCycleDSP
         }
     }
 
+    @Test func sustainedSpeechIsNotReportedAsTalking() throws {
+        // 5 min of speech (3-s stretches, 2-s pauses: a programme) from 20 s, then utterances every 30 s.
+        var parts: [(Double, Double, [Float])] = []
+        for i in 0..<60 { parts.append((20 + 5 * Double(i), 23 + 5 * Double(i), loud)) }
+        for i in 0..<5 { parts.append((400 + 30 * Double(i), 403 + 30 * Double(i), loud)) }
+        let rows = TestSignals.frames(seconds: 560, background: bg, events: parts)
+        let talk = ended(try run(rows, classifier: .always(.talking, 0.9))).map {
+            (AnalysisClock.seconds($0.start), AnalysisClock.seconds($0.end))
+        }
+        // The programme's first and last stretches have speech on one side only and are kept; inside it nothing is.
+        #expect(talk.contains { $0.0 < 25 } && talk.contains { $0.0 > 310 && $0.0 < 320 })
+        #expect(!talk.contains { $0.0 > 110 && $0.1 < 230 })
+        #expect(talk.filter { $0.0 < 330 }.count < 40)
+        // Utterances 30 s apart are all reported.
+        #expect(talk.filter { $0.0 > 390 }.count == 5)
+        // Off: every stretch is an event.
+        var config = DetectorConfiguration.default
+        config.sustainedSpeechWindowSec = 0
+        #expect(ended(try run(rows, classifier: .always(.talking, 0.9), configuration: config)).count == 65)
+        // Other classes are never held or dropped.
+        #expect(ended(try run(rows, classifier: .always(.movement, 0.9))).count == 65)
+        config.sustainedSpeechShare = 0
+        #expect(throws: DetectionError.self) { try EventDetector(configuration: config, classifier: FixedClassifier.always(.talking, 0.9)) }
+    }
+
     @Test func dropsNoneAndLowProbabilitySegments() throws {
         let rows = TestSignals.frames(seconds: 20, background: bg, events: [(5, 5.6, loud)])
         #expect(ended(try run(rows, classifier: .always(nil, 0.9))).isEmpty)
