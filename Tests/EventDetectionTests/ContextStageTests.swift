@@ -41,8 +41,9 @@ import SleepCycleBus
         f.durationSec > 0.5 ? FixedClassifier.always(.talking, 0.9).classify(f) : FixedClassifier.always(nil, 0.9).classify(f)
     }
 
-    func run(_ rows: [[Float]], context: SegmentContextModel?) throws -> (events: [SoundEvent], publishedAt: [Double]) {
-        var d = try EventDetector(classifier: byLength, context: context)
+    func run(_ rows: [[Float]], context: SegmentContextModel?,
+             configuration: DetectorConfiguration = .default) throws -> (events: [SoundEvent], publishedAt: [Double]) {
+        var d = try EventDetector(configuration: configuration, classifier: byLength, context: context)
         var events: [SoundEvent] = [], at: [Double] = []
         func take(_ out: [AnalysisEvent], _ t: Double) {
             for e in out { if case .eventEnded(let s) = e { events.append(s); at.append(t) } }
@@ -59,20 +60,26 @@ import SleepCycleBus
     @Test func aShortWordBetweenTwoWordsJoinsTheUtterance() throws {
         let bg = TestSignals.background(1e-4)
         let loud = TestSignals.snorerShape(peaks: [5, 12], level: 1e-2)
-        let rows = TestSignals.frames(seconds: 40, background: bg,
+        let rows = TestSignals.frames(seconds: 130, background: bg,
                                       events: [(5, 5.8, loud), (6.6, 6.9, loud), (7.8, 8.6, loud)])
         // The segment classifier alone calls the short middle word none: two talking events 2 s apart.
         let alone = try run(rows, context: nil).events
         #expect(alone.count == 2)
         // With the context stage it is talking (its neighbours are), and the utterance is one event...
-        let (events, publishedAt) = try run(rows, context: try Self.talkingContext())
+        var noGate = DetectorConfiguration.default
+        noGate.sustainedSpeechWindowSec = 0
+        let (events, publishedAt) = try run(rows, context: try Self.talkingContext(), configuration: noGate)
         #expect(events.count == 1)
         if let e = events.first {
             #expect(e.type == .talking)
             #expect(abs(AnalysisClock.seconds(e.start) - 5) < 0.07 && abs(AnalysisClock.seconds(e.end) - 8.6) < 0.07)
-            // ...published once the long window after its last segment has passed (no later neighbour can appear).
+            // ...published once the long window after its last segment has passed (no later neighbour can appear)...
             #expect(publishedAt[0] >= 8.6 + 10 && publishedAt[0] < 8.6 + 10 + 3)
         }
+        // ...and, with the sustained-speech rule (the default), once its 90-s window after the event has passed too.
+        let gated = try run(rows, context: try Self.talkingContext())
+        #expect(gated.events.map(\.start) == events.map(\.start) && gated.events.map(\.end) == events.map(\.end))
+        if let at = gated.publishedAt.first { #expect(at >= 8.6 + 90 && at < 8.6 + 90 + 13) }
     }
 
     @Test func theEndOfTheStreamDecidesEverythingWaiting() throws {
