@@ -7,7 +7,8 @@ import SleepCycleDSP
 ///
 /// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
 /// the context stage, `SegmentContextModel`), an `EventAssembler` (merging + snore bouts) and a
-/// `SustainedSpeechGate` (talking events held until the speech around them is known); all bounded.
+/// `SustainedSpeechGate` (talking events held until the speech around them is known) and the echo strengths of its
+/// last 20 segments (`EchoTracker`: is a machine ticking?); all bounded.
 /// `.audio` blocks go into each channel's 8-s raw-sample ring (the voicing features of a segment are computed from
 /// it at segment close; the engine publishes `.audio` before the `.features` of the same samples). `.gap` and
 /// `.sessionEnding` close everything open.
@@ -22,6 +23,9 @@ public struct EventDetector: AnalysisConsumer {
     private var queues: [Int: ContextQueue] = [:]
     private var assemblers: [Int: EventAssembler] = [:]
     private var gates: [Int: SustainedSpeechGate] = [:]
+    /// Per channel, the echo strengths of the last `recentEchoes` closed segments.
+    private var echoes: [Int: [Float]] = [:]
+    static let recentEchoes = 20
     private var nextId = 0
 
     /// - Parameters:
@@ -41,7 +45,7 @@ public struct EventDetector: AnalysisConsumer {
         switch event {
         case .sessionStarted(let info):
             channelCount = info.channelCount
-            extractors.removeAll(); assemblers.removeAll(); queues.removeAll(); gates.removeAll()
+            extractors.removeAll(); assemblers.removeAll(); queues.removeAll(); gates.removeAll(); echoes.removeAll()
             return []
         case .audio(let block):
             for (c, samples) in block.channels.enumerated() {
@@ -91,6 +95,8 @@ public struct EventDetector: AnalysisConsumer {
 
     /// A closed segment: decided at once, or queued for the context stage.
     private mutating func classified(_ segment: CandidateSegment) -> [AnalysisEvent] {
+        echoes[segment.channel, default: []].append(segment.echo)
+        if echoes[segment.channel]!.count > Self.recentEchoes { echoes[segment.channel]!.removeFirst() }
         let probabilities = classifier.classify(segment.features)
         guard context != nil else { return assemble(segment, probabilities) }
         queues[segment.channel, default: ContextQueue()].append(segment, probabilities: probabilities)
@@ -106,10 +112,19 @@ public struct EventDetector: AnalysisConsumer {
 
     private mutating func assemble(_ segment: CandidateSegment, _ probabilities: ClassProbabilities) -> [AnalysisEvent] {
         let (type, p) = probabilities.best
-        guard let type, p >= configuration.minProbability else { return [] }
+        guard let type, p >= configuration.minProbability, segment.echo < machineEchoLimit(segment.channel) else { return [] }
         let s = ClassifiedSegment(type: type, start: segment.start, end: segment.end, probability: p,
                                   signature: type == .snoring ? signature.normalise(segment.rawSignature) : nil)
         return emit(channel: segment.channel) { $0.add(s) }
+    }
+
+    /// While most recent segments of the channel echo the beat (a clock is ticking), a weaker echo suffices.
+    private func machineEchoLimit(_ channel: Int) -> Float {
+        guard configuration.machineEcho <= 1 else { return .infinity }
+        let recent = echoes[channel] ?? []
+        let ticking = recent.count >= Self.recentEchoes / 2
+            && recent.filter { $0 >= configuration.machineTickingEcho }.count * 2 >= recent.count
+        return ticking ? configuration.machineEchoWhileTicking : configuration.machineEcho
     }
 
     private mutating func flushAll() -> [AnalysisEvent] {

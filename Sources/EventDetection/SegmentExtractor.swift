@@ -11,6 +11,9 @@ public struct CandidateSegment: Sendable {
     public var features: SegmentFeatures
     /// Un-normalised 16-d signature inputs (see `SnoreSignature`).
     public var rawSignature: [Float]
+    /// How exactly the segment repeats the sound one and two beat periods before it (`EchoTracker`; ≈ 1 = the next
+    /// tick of a clock).
+    public var echo: Float = 0
 }
 
 /// Finds candidate segments in one channel's frame features: adaptive noise floor, SNR hysteresis, gap bridging,
@@ -51,6 +54,7 @@ public struct SegmentExtractor: Sendable {
     /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
     private var ring = AudioRing()
     private let voicing = VoicingAnalyzer()
+    private var echo = EchoTracker()
 
     public init(configuration: DetectorConfiguration = .default, channel: Int = 0) throws {
         try configuration.validate()
@@ -128,6 +132,7 @@ public struct SegmentExtractor: Sendable {
         state = .idle
         clearBuffers()
         floorStale = true
+        echo.reset()
         return out
     }
 
@@ -138,9 +143,11 @@ public struct SegmentExtractor: Sendable {
     /// same order as the definitions: band sums in ascending band order.
     private mutating func step(_ row: UnsafeBufferPointer<Float>) -> Float {
         let n = FeatureLayout.melCount
+        var total: Float = 0
         power.withUnsafeMutableBufferPointer { p in
-            for b in 0..<n { p[b] = max(row[b], 0) }
+            for b in 0..<n { p[b] = max(row[b], 0); total += p[b] }
         }
+        echo.append(power: total)
         if !floor.started {
             // The first frame seeds the floor: nothing stands out before anything has been heard.
             power.withUnsafeBufferPointer { floor.update($0) }
@@ -193,7 +200,8 @@ public struct SegmentExtractor: Sendable {
                 spectra: spectra, snrDb: snr, zcr: zcr, rawFlatness: rawFlatness, frames: frames, hopSec: hopSec,
                 voicing: SegmentVoicing.summary(pitch, durationSec: Double(frames) * hopSec))
             result = CandidateSegment(channel: channel, start: start, end: end, features: features,
-                                      rawSignature: signature)
+                                      rawSignature: signature,
+                                      echo: echo.strength(firstFrameBack: frameCentres.count - 1))
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.
         state = .idle

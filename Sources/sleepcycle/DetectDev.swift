@@ -123,7 +123,8 @@ struct SegmentFeaturesCommand: ParsableCommand {
             segments += extractor.flush()
             for s in segments {
                 out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
-                          + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature) + "}")
+                          + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature)
+                          + ",\"echo\":\(s.echo)}")
             }
             index += 1
         }
@@ -146,6 +147,10 @@ struct DetectEventsCommand: ParsableCommand {
     var sustainedSpeechWindow: Double?
     @Option(help: "Sustained-speech share instead of the default.")
     var sustainedSpeechShare: Double?
+    @Option(help: "Echo strength from which a sound counts as a machine (a clock) instead of the default (above 1 = off).")
+    var machineEcho: Float?
+    @Option(help: "Echo strength for a sound amid a ticking machine instead of the default.")
+    var machineEchoWhileTicking: Float?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -161,6 +166,8 @@ struct DetectEventsCommand: ParsableCommand {
         }
         if let sustainedSpeechWindow { configuration.sustainedSpeechWindowSec = sustainedSpeechWindow }
         if let sustainedSpeechShare { configuration.sustainedSpeechShare = sustainedSpeechShare }
+        if let machineEcho { configuration.machineEcho = machineEcho }
+        if let machineEchoWhileTicking { configuration.machineEchoWhileTicking = machineEchoWhileTicking }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier, context: loaded?.context)

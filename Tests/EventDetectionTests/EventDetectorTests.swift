@@ -122,6 +122,31 @@ import SleepCycleDSP
         #expect(throws: DetectionError.self) { try EventDetector(configuration: config, classifier: FixedClassifier.always(.talking, 0.9)) }
     }
 
+    @Test func aClockTickingAllNightIsNotReportedButACoughAmidItIs() throws {
+        // A 0.2-s tick every 1.55 s for 3 min (not a whole number of frames, so its onsets drift across them; more
+        // than the 1-s merge gap apart, so each tick is an event of its own), and one cough of another shape between
+        // two ticks. Everything is "coughing" to the classifier.
+        let tick = loud
+        let cough = TestSignals.snorerShape(peaks: [20, 30, 36], level: 3e-2)
+        var parts: [(Double, Double, [Float])] = []
+        var t = 2.0
+        while t < 178 { parts.append((t, t + 0.2, tick)); t += 1.55 }
+        let coughAt = 2.0 + 56 * 1.55 + 0.7
+        parts.append((coughAt, coughAt + 0.3, cough))
+        let rows = TestSignals.frames(seconds: 180, background: bg, events: parts)
+        var off = DetectorConfiguration.default
+        off.machineEcho = 2
+        let plain = ended(try run(rows, classifier: .always(.coughing, 0.9), configuration: off))
+        #expect(plain.count > 100)
+        #expect(plain.contains { AnalysisClock.seconds($0.start) < coughAt && AnalysisClock.seconds($0.end) > coughAt })
+        let events = ended(try run(rows, classifier: .always(.coughing, 0.9)))
+        // The clock's first ticks (no beat heard yet) and the cough are reported; nothing else.
+        let late = events.filter { AnalysisClock.seconds($0.start) > 20 }
+        #expect(late.count == 1)
+        if let e = late.first { #expect(abs(AnalysisClock.seconds(e.start) - coughAt) < 0.1) }
+        #expect(events.count <= 13)
+    }
+
     @Test func dropsNoneAndLowProbabilitySegments() throws {
         let rows = TestSignals.frames(seconds: 20, background: bg, events: [(5, 5.6, loud)])
         #expect(ended(try run(rows, classifier: .always(nil, 0.9))).isEmpty)
