@@ -7,11 +7,12 @@ import Foundation
 /// Per frame, the change of the channel's log total mel power from the frame before (dB: an onset envelope, so slow
 /// swells such as breathing count for little), for the last `capacity` frames (10.2 s at 32 ms), in a ring. At a
 /// segment's close, `strength(firstFrameBack:)` compares the envelope of the segment's first second (at least
-/// 0.25 s, into the frames after it if it is shorter) with the same stretch one beat period earlier and two periods
-/// earlier, for periods `lags` (0.32–2.0 s): Pearson correlation r₁ at the period, r₂ the best of the three frame
-/// lags around twice it (a period is rarely a whole number of frames), and returns the best `min(r₁, r₂)`. The
-/// next tick of a clock scores about 0.6–0.9 whichever part of the tick opened the segment; the evaluation nights'
-/// coughs, words, snores and rustles stay under 0.6 in 98.5–100 % of segments (docs/0005).
+/// 0.25 s, into the frames after it if it is shorter) with the same stretch one, two and three beat periods earlier,
+/// for periods `lags` (0.32–2.0 s): Pearson correlation r₁ at the period, r₂ and r₃ the best of the frame lags
+/// within ±1 and ±2 frames of twice and three times it (a period is rarely a whole number of frames), and returns
+/// the best `min(r₁, r₂, r₃)` — three copies before it, so a burst of three like coughs is never a machine. The
+/// next tick of a clock scores about 0.4–0.9 whichever part of the tick opened the segment; the evaluation nights'
+/// coughs, words, snores and rustles reach 0.55 in at most 0.4 % of segments (docs/0005).
 ///
 /// `enum State`: the ring (fixed size), its write position and the last frame's log power; `line` is reused
 /// scratch (no allocation per frame or per segment).
@@ -39,7 +40,7 @@ struct EchoTracker: Sendable {
     /// The echo strength of a segment whose first frame is `back` frames before the newest one (0 = the newest).
     mutating func strength(firstFrameBack back: Int) -> Float {
         let n = min(Self.span, back + 1)
-        let depth = back + 2 * Self.lags.upperBound + 2
+        let depth = back + 3 * Self.lags.upperBound + 3
         guard n >= Self.minimumSpan, depth <= filled else { return 0 }
         // `line[k]` = the envelope `k` frames before the newest frame.
         for k in 0..<depth { line[k] = ring[(position - 1 - k + 2 * Self.capacity) % Self.capacity] }
@@ -60,7 +61,11 @@ struct EchoTracker: Sendable {
             for lag in Self.lags {
                 let one = r(lag)
                 guard one > best else { continue }
-                best = max(best, min(one, max(r(2 * lag - 1), r(2 * lag), r(2 * lag + 1))))
+                let two = max(r(2 * lag - 1), r(2 * lag), r(2 * lag + 1))
+                guard two > best else { continue }
+                var three: Float = -1
+                for d in -2...2 { three = max(three, r(3 * lag + d)) }
+                best = max(best, min(one, two, three))
             }
             return best
         }
