@@ -6,9 +6,9 @@ import SleepCycleDSP
 /// 10-s look-ahead + merge gap, about 18 s at most; talking events 90 s more, for the sustained-speech rule).
 ///
 /// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
-/// the context stage, `SegmentContextModel`), an `EventAssembler` (merging + snore bouts) and a
-/// `SustainedSpeechGate` (talking events held until the speech around them is known) and the echo strengths of its
-/// last 20 segments (`EchoTracker`: is a machine ticking?); all bounded.
+/// the context stage, `SegmentContextModel`), an `EventAssembler` (merging + snore bouts), a `SustainedSpeechGate`
+/// (talking events held until the speech around them is known) and the echo strengths of its last 20 segments
+/// (`EchoTracker`: is a machine ticking?); all bounded.
 /// `.audio` blocks go into each channel's 8-s raw-sample ring (the voicing features of a segment are computed from
 /// it at segment close; the engine publishes `.audio` before the `.features` of the same samples). `.gap` and
 /// `.sessionEnding` close everything open.
@@ -135,6 +135,7 @@ public struct EventDetector: AnalysisConsumer {
         }
         for ch in assemblers.keys.sorted() { out += emit(channel: ch) { $0.flush() } }
         for ch in gates.keys.sorted() { out += publish(channel: ch, gates[ch]!.flush()) }
+        echoes.removeAll()   // the extractors' echo rings restart too
         return out
     }
 

@@ -11,8 +11,8 @@ public struct CandidateSegment: Sendable {
     public var features: SegmentFeatures
     /// Un-normalised 16-d signature inputs (see `SnoreSignature`).
     public var rawSignature: [Float]
-    /// How exactly the segment repeats the sound one and two beat periods before it (`EchoTracker`; ≈ 1 = the next
-    /// tick of a clock).
+    /// How exactly the segment repeats the sound one, two and three beat periods before it (`EchoTracker`; near 1:
+    /// the next tick of a clock).
     public var echo: Float = 0
 }
 
