@@ -13,7 +13,6 @@ nights are scored (snoring across 10 s, the others across 3 s), per clip and in 
 `--detect-option` passes an option to `detect-dev events`.
 """
 import argparse
-import os
 
 import numpy as np
 
@@ -54,8 +53,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--minutes", type=float, default=10)
-    ap.add_argument("--detect-option", action="append", default=[],
-                    help="an option for `detect-dev events`")
+    C.add_detect_option(ap)
     args = ap.parse_args()
     its = D.items()
     total = {c: 0 for c in EVENT_CLASSES}
@@ -67,8 +65,7 @@ def main():
             tick, period = one_period(D.clip_audio(it, i))
             nights.append(clock_night(np.random.default_rng([D.SEED, 1300 + k, i]), tick, args.minutes))
             periods.append(period)
-        lines = C.run_scenes("events", nights, ["--model", os.path.join(C.WORK, "model-fold%d.json" % k)]
-                             + args.detect_option)
+        lines = C.fold_events(k, nights, args.detect_option)
         for j, ((i, it), period) in enumerate(zip(clips, periods)):
             counts = {c: len(merge([(d["start"] / C.SR, d["end"] / C.SR) for d in lines
                                     if d["scene"] == j and d["type"] == c], MERGE_GAP[c])) for c in EVENT_CLASSES}

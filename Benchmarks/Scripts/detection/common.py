@@ -366,6 +366,19 @@ def cache_matches_binary(names, first_features, binary=None):
     return first_features is None or len(first_features) == len(current)
 
 
+def add_detect_option(parser):
+    """`--detect-option` (repeatable): an option passed on to `detect-dev events`, e.g.
+    `--detect-option=--sustained-speech-window=0`."""
+    parser.add_argument("--detect-option", action="append", default=[],
+                        help="an option for `detect-dev events`, e.g. --detect-option=--sustained-speech-window=0")
+
+
+def fold_events(k, scenes, options=()):
+    """`detect-dev events` on `scenes` with fold k's model (`$DETECT_WORK/model-fold<k>.json`, written by
+    evaluate_nights.py without fold k) and extra `options`: the parsed event lines."""
+    return run_scenes("events", scenes, ["--model", os.path.join(WORK, "model-fold%d.json" % k)] + list(options))
+
+
 def run_scenes(subcommand, scenes, extra_args=(), binary=None):
     """Streams scenes (iterable of float32 arrays) into `sleepcycle detect-dev <subcommand>` and returns
     the parsed JSON lines."""

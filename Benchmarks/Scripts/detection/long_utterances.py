@@ -11,7 +11,6 @@ no other events). It runs `detect-dev events` with the fold model `$DETECT_WORK/
 `evaluate_nights.py`, which fits it without fold k) and scores talking per second as evaluate_nights.py does.
 """
 import argparse
-import os
 
 import numpy as np
 
@@ -49,15 +48,13 @@ def main():
     ap.add_argument("--words", type=int, nargs=2, default=[6, 12], help="clips per utterance (min max)")
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--minutes", type=float, default=20)
-    ap.add_argument("--detect-option", action="append", default=[],
-                    help="an option for `detect-dev events`, e.g. --detect-option=--sustained-speech-window=0")
+    C.add_detect_option(ap)
     args = ap.parse_args()
     its = D.items()
     tp = fp = fn = 0
     for k in args.folds:
         x, truth = night(np.random.default_rng([D.SEED, 900 + k]), N.pools_for_fold(its, k), args.minutes, args.words)
-        lines = C.run_scenes("events", [x], ["--model", os.path.join(C.WORK, "model-fold%d.json" % k)]
-                             + args.detect_option)
+        lines = C.fold_events(k, [x], args.detect_option)
         n_sec = int(np.ceil(len(x) / C.SR))
         ref = merge(truth, MERGE_GAP["talking"])
         r = seconds_active(ref, n_sec)

@@ -20,7 +20,6 @@ outside the programme and 10 s around it). `--detect-option` passes an option to
 `--detect-option=--sustained-speech-window=0` turns the rule off).
 """
 import argparse
-import os
 
 import numpy as np
 from scipy.signal import butter, fftconvolve, sosfilt
@@ -78,15 +77,13 @@ def main():
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--tv-minutes", type=float, nargs=2, default=[10, 30])
-    ap.add_argument("--detect-option", action="append", default=[],
-                    help="an option for `detect-dev events`, e.g. --detect-option=--sustained-speech-window=0")
+    C.add_detect_option(ap)
     args = ap.parse_args()
     its = D.items()
     tot = {"tp": 0, "fp": 0, "fn": 0, "tv_events": 0, "tv_hours": 0.0, "tv_talking_sec": 0.0}
     for k in args.folds:
         x, truth, (ts, te) = tv_night(k, its, args.minutes, args.tv_minutes)
-        lines = C.run_scenes("events", [x], ["--model", os.path.join(C.WORK, "model-fold%d.json" % k)]
-                             + args.detect_option)
+        lines = C.fold_events(k, [x], args.detect_option)
         n_sec = int(np.ceil(len(x) / C.SR))
         talk = merge([(d["start"] / C.SR, d["end"] / C.SR) for d in lines if d["type"] == "talking"],
                      MERGE_GAP["talking"])
