@@ -54,6 +54,10 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var machineEcho: Float = 0.55
     public var machineEchoWhileTicking: Float = 0.4
     public var machineTickingEcho: Float = 0.5
+    /// Also compare a segment with the sound one, two and three beat periods after it (heard by the time the
+    /// context stage decides it): a clock's first ticks, before they have a past to echo. Only with the context
+    /// stage (without it segments are decided as they close).
+    public var machineEchoAfter = true
     /// Segments of one class closer than this are merged into one event (seconds). Snoring is reported per
     /// snore (0), a cough burst as one event, an utterance as one event, a rustle as one event.
     public var mergeGapSec: [EventType: Double] = [.snoring: 0, .talking: 1.5, .coughing: 1.0, .movement: 1.0]

@@ -112,7 +112,11 @@ public struct EventDetector: AnalysisConsumer {
 
     private mutating func assemble(_ segment: CandidateSegment, _ probabilities: ClassProbabilities) -> [AnalysisEvent] {
         let (type, p) = probabilities.best
-        guard let type, p >= configuration.minProbability, segment.echo < machineEchoLimit(segment.channel) else { return [] }
+        guard let type, p >= configuration.minProbability else { return [] }
+        let limit = machineEchoLimit(segment.channel)
+        guard segment.echo < limit else { return [] }
+        if context != nil, configuration.machineEchoAfter, let i = extractors.index(forKey: segment.channel),
+           extractors.values[i].echoAfter(start: segment.start) >= limit { return [] }
         let s = ClassifiedSegment(type: type, start: segment.start, end: segment.end, probability: p,
                                   signature: type == .snoring ? signature.normalise(segment.rawSignature) : nil)
         return emit(channel: segment.channel) { $0.add(s) }

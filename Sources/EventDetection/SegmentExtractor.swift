@@ -94,7 +94,7 @@ public struct SegmentExtractor: Sendable {
                 let row = UnsafeBufferPointer(rebasing: values[(i * FeatureLayout.stride + FeatureLayout.mel)...]
                     .prefix(FeatureLayout.melCount))
                 let centre = block.start + SampleTime(i * block.hopLength)
-                let frameSNR = step(row)
+                let frameSNR = step(row, centre: centre)
                 // Buffers are empty whenever the state is idle (every way into `.idle` clears them), so a quiet
                 // frame in `.idle`, which would be buffered and cleared at once, is not buffered at all.
                 if case .idle = state, frameSNR < configuration.onThresholdDb {
@@ -125,6 +125,13 @@ public struct SegmentExtractor: Sendable {
         return out
     }
 
+    /// How exactly the segment that starts at `start` is repeated one, two and three beat periods after it, from
+    /// the frames heard so far (0 until those have been heard, and after `flush()`): the first ticks of a clock,
+    /// before it has a past to echo. Asked when the context stage decides the segment, ≥ 10 s after its end.
+    public mutating func echoAfter(start: SampleTime) -> Float {
+        echo.strength(after: start == 0 ? 0 : start + SampleTime(hopLength / 2))
+    }
+
     /// Closes any open segment (end of audio, or a gap in the timeline) and restarts the noise floor.
     public mutating func flush() -> [CandidateSegment] {
         var out: [CandidateSegment] = []
@@ -141,13 +148,13 @@ public struct SegmentExtractor: Sendable {
     ///
     /// Works on raw buffers (the floor is read in place, no copy of it per frame) with the same arithmetic in the
     /// same order as the definitions: band sums in ascending band order.
-    private mutating func step(_ row: UnsafeBufferPointer<Float>) -> Float {
+    private mutating func step(_ row: UnsafeBufferPointer<Float>, centre: SampleTime) -> Float {
         let n = FeatureLayout.melCount
         var total: Float = 0
         power.withUnsafeMutableBufferPointer { p in
             for b in 0..<n { p[b] = max(row[b], 0); total += p[b] }
         }
-        echo.append(power: total)
+        echo.append(power: total, centre: centre, hop: hopLength)
         if !floor.started {
             // The first frame seeds the floor: nothing stands out before anything has been heard.
             power.withUnsafeBufferPointer { floor.update($0) }

@@ -151,6 +151,8 @@ struct DetectEventsCommand: ParsableCommand {
     var machineEcho: Float?
     @Option(help: "Echo strength for a sound amid a ticking machine instead of the default.")
     var machineEchoWhileTicking: Float?
+    @Option(help: "Whether a segment's echo also looks at the beat periods after it (true/false) instead of the default.")
+    var machineEchoAfter: Bool?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -168,6 +170,7 @@ struct DetectEventsCommand: ParsableCommand {
         if let sustainedSpeechShare { configuration.sustainedSpeechShare = sustainedSpeechShare }
         if let machineEcho { configuration.machineEcho = machineEcho }
         if let machineEchoWhileTicking { configuration.machineEchoWhileTicking = machineEchoWhileTicking }
+        if let machineEchoAfter { configuration.machineEchoAfter = machineEchoAfter }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier, context: loaded?.context)

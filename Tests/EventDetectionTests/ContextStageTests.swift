@@ -41,9 +41,9 @@ import SleepCycleBus
         f.durationSec > 0.5 ? FixedClassifier.always(.talking, 0.9).classify(f) : FixedClassifier.always(nil, 0.9).classify(f)
     }
 
-    func run(_ rows: [[Float]], context: SegmentContextModel?,
+    func run(_ rows: [[Float]], context: SegmentContextModel?, classifier: FixedClassifier? = nil,
              configuration: DetectorConfiguration = .default) throws -> (events: [SoundEvent], publishedAt: [Double]) {
-        var d = try EventDetector(configuration: configuration, classifier: byLength, context: context)
+        var d = try EventDetector(configuration: configuration, classifier: classifier ?? byLength, context: context)
         var events: [SoundEvent] = [], at: [Double] = []
         func take(_ out: [AnalysisEvent], _ t: Double) {
             for e in out { if case .eventEnded(let s) = e { events.append(s); at.append(t) } }
@@ -80,6 +80,35 @@ import SleepCycleBus
         let gated = try run(rows, context: try Self.talkingContext())
         #expect(gated.events.map(\.start) == events.map(\.start) && gated.events.map(\.end) == events.map(\.end))
         if let at = gated.publishedAt.first { #expect(at >= 8.6 + 90 && at < 8.6 + 90 + 13) }
+    }
+
+    @Test func aClocksFirstTicksEchoTheTicksAfterThem() throws {
+        // Eight 0.29-s ticks 1.536 s (48 frames) apart, then quiet; and later a burst of three identical words 0.9 s
+        // apart.
+        // Everything is talking to the classifier. Decided by the context stage (10 s after each segment), a tick
+        // is compared with the three beat periods after it as well as before: the first three ticks, which have no
+        // past to echo, are dropped too. The burst has two copies at most on either side of any of its words.
+        let bg = TestSignals.background(1e-4)
+        let loud = TestSignals.snorerShape(peaks: [5, 12], level: 1e-2)
+        var parts: [(Double, Double, [Float])] = []
+        for i in 0..<8 {
+            let t = 5 + 1.536 * Double(i)
+            parts.append((t, t + 0.288, loud))
+        }
+        parts += [(40, 40.3, loud), (40.9, 41.2, loud), (41.8, 42.1, loud)]
+        let rows = TestSignals.frames(seconds: 60, background: bg, events: parts)
+        var configuration = DetectorConfiguration.default
+        configuration.sustainedSpeechWindowSec = 0
+        configuration.mergeGapSec[.talking] = 0.5
+        configuration.machineEchoAfter = false
+        let always = FixedClassifier.always(.talking, 0.9)
+        let before = try run(rows, context: try Self.talkingContext(), classifier: always, configuration: configuration).events
+        #expect(before.filter { AnalysisClock.seconds($0.start) < 30 }.count >= 3)
+        configuration.machineEchoAfter = true
+        let events = try run(rows, context: try Self.talkingContext(), classifier: always, configuration: configuration).events
+        #expect(events.filter { AnalysisClock.seconds($0.start) < 30 }.isEmpty)
+        #expect(events.count == 3)
+        #expect(events.allSatisfy { AnalysisClock.seconds($0.start) > 39.9 })
     }
 
     @Test func theEndOfTheStreamDecidesEverythingWaiting() throws {
@@ -128,3 +157,4 @@ import SleepCycleBus
         #expect(throws: DetectionError.self) { try SegmentContextModel(section: outOfRange, path: "m.json") }
     }
 }
+

@@ -11,6 +11,12 @@ background; no other sound. It runs `detect-dev events` with the fold model `$DE
 (written by evaluate_nights.py, fitted without fold k) and prints the events per hour of each class, merged as the
 nights are scored (snoring across 10 s, the others across 3 s), per clip and in total. Every event is false.
 `--detect-option` passes an option to `detect-dev events`.
+
+A repeated period is every tick alike, recording noise and all, which real clocks are not. `--all-periods` loops
+every whole tick period the clip holds instead (2-16 of them: each tick as recorded, a little different, with the
+noise between the ticks; 5-ms crossfades at the seams, which keep the beat), so a tick's copies one, two and three
+periods away are other ticks. `--jitter P` makes each repeated stretch P % longer or shorter at random (and 0-1 dB
+louder or softer): a clock that keeps worse time.
 """
 import argparse
 
@@ -23,8 +29,9 @@ from evaluate_nights import EVENT_CLASSES, MERGE_GAP, merge
 ENVELOPE_SEC = 0.01
 
 
-def one_period(x):
-    """One tick period of clip `x`, starting just before its loudest tick, and the period (s)."""
+def one_period(x, all_periods=False):
+    """One tick period of clip `x`, starting just before its loudest tick, and the period (s); with `all_periods`
+    every whole period of the clip, from the same phase."""
     hop = int(ENVELOPE_SEC * C.SR)
     env = np.sqrt(np.convolve(x.astype(np.float64) ** 2, np.ones(hop) / hop, "same"))[::hop]
     e = env - env.mean()
@@ -34,18 +41,43 @@ def one_period(x):
     period = float(lags[ok][np.argmax(ac[ok])])
     loudest = int(np.argmax(env[:max(1, len(env) - int(period / ENVELOPE_SEC) - 1)])) * hop
     a = max(0, loudest - int(0.15 * period * C.SR))
-    return x[a:a + int(period * C.SR)], period
+    p = int(period * C.SR)
+    if all_periods:
+        a %= p
+        return x[a:a + (len(x) - a) // p * p], period
+    return x[a:a + p], period
 
 
-def clock_night(rng, tick, minutes):
+def looped(rng, tick, n, jitter, crossfade):
+    """`tick` repeated to n samples; each copy's length changed by up to `jitter` (a fraction) and its level by up
+    to 1 dB, or with `crossfade` samples of overlap between copies."""
+    if not jitter and not crossfade:
+        return np.tile(tick, int(np.ceil(n / len(tick))))[:n]
+    out = np.zeros(n + 2 * len(tick))
+    at = 0
+    fade = np.linspace(0, 1, crossfade) if crossfade else None
+    while at < n:
+        copy = tick * 10 ** (rng.uniform(-1, 1) / 20) if jitter else tick.copy()
+        if fade is not None:
+            copy = copy.astype(np.float64)
+            copy[:crossfade] *= fade
+            copy[-crossfade:] *= fade[::-1]
+        out[at:at + len(copy)] += copy
+        step = len(tick) - crossfade
+        at += int(round(step * (1 + rng.uniform(-jitter, jitter)))) if jitter else step
+    return out[:n]
+
+
+def clock_night(rng, tick, minutes, jitter=0.0, crossfade=0):
     n = int(minutes * 60 * C.SR)
-    loop = np.tile(tick, int(np.ceil(n / len(tick))))[:n]
     bg, _ = C.background(rng, n)
     db = rng.uniform(-65, -45)
     x = bg * 10 ** (db / 20)
     br = C.breathing(rng, n / C.SR)
     x = x + br / C.active_rms(br) * 10 ** ((db + rng.uniform(0, 10)) / 20)
-    x = x + loop / C.active_rms(loop) * 10 ** ((db + rng.uniform(5, 25)) / 20)
+    level = db + rng.uniform(5, 25)
+    loop = looped(np.random.default_rng(rng.integers(1 << 32)), tick, n, jitter, crossfade)
+    x = x + loop / C.active_rms(loop) * 10 ** (level / 20)
     return np.clip(x, -1, 1).astype(np.float32)
 
 
@@ -53,6 +85,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--folds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--all-periods", action="store_true", help="loop every whole tick period of the clip, not one")
+    ap.add_argument("--jitter", type=float, default=0.0, help="per-period length change, percent")
     C.add_detect_option(ap)
     args = ap.parse_args()
     its = D.items()
@@ -62,8 +96,10 @@ def main():
         clips = [(i, it) for i, it in enumerate(its) if it["label"] == "clock_tick" and it["fold"] == k]
         nights, periods = [], []
         for i, it in clips:
-            tick, period = one_period(D.clip_audio(it, i))
-            nights.append(clock_night(np.random.default_rng([D.SEED, 1300 + k, i]), tick, args.minutes))
+            tick, period = one_period(D.clip_audio(it, i), args.all_periods)
+            crossfade = int(0.005 * C.SR) if args.all_periods else 0
+            nights.append(clock_night(np.random.default_rng([D.SEED, 1300 + k, i]), tick, args.minutes,
+                                      args.jitter / 100, crossfade))
             periods.append(period)
         lines = C.fold_events(k, nights, args.detect_option)
         for j, ((i, it), period) in enumerate(zip(clips, periods)):

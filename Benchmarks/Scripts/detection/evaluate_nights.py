@@ -141,6 +141,7 @@ def main():
     ap.add_argument("--min-event-probability", action="append", default=[], metavar="TYPE=P",
                     help="forwarded to `detect-dev events` (a per-class event threshold in the detector itself, "
                          "so merging sees the same events as `analyze` would); repeatable")
+    C.add_detect_option(ap)
     ap.add_argument("--reverb", action="store_true",
                     help="the same nights with every clip in a synthetic room (RT60 0.3-0.8 s, DRR -3 to +6 dB)")
     ap.add_argument("--khan-distractors", action="store_true",
@@ -188,7 +189,8 @@ def main():
             detected = [run_analyze(x, binary) for _, x, _ in nights]
         else:
             thresholds = [a for t in args.min_event_probability for a in ("--min-event-probability", t)]
-            lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath] + thresholds)
+            lines = C.run_scenes("events", (x for _, x, _ in nights), ["--model", mpath] + thresholds
+                                 + args.detect_option)
             detected = [[l for l in lines if l["scene"] == j] for j in range(len(nights))]
         detected = [[d for d in det if d["probability"] >= args.min_probability] for det in detected]
         for (kind, x, truth), det in zip(nights, detected):

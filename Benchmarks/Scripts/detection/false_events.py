@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--reverb", action="store_true")
     ap.add_argument("--khan-distractors", action="store_true", help="as in evaluate_nights.py")
+    C.add_detect_option(ap)
     args = ap.parse_args()
     its = D.items()
     causes = collections.defaultdict(collections.Counter)
@@ -48,8 +49,7 @@ def main():
                     raise SystemExit("false_events: fold %d set %d night %d differs from its cache in %s "
                                      "(delete the cached nights)" % (k, s, j, C.WORK))
                 nights.append((s, kind, x, truth, placed))
-        model = os.path.join(C.WORK, "model-fold%d.json" % k)
-        lines = C.run_scenes("events", (n[2] for n in nights), ["--model", model])
+        lines = C.fold_events(k, (n[2] for n in nights), args.detect_option)
         for j, (s, kind, _, truth, placed) in enumerate(nights):
             for d in (l for l in lines if l["scene"] == j):
                 if E.matches_reference(d, truth):
