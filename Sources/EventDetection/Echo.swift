@@ -28,20 +28,18 @@ struct EchoTracker: Sendable {
     private var position = 0
     private var filled = 0
     private var lastLevel: Float? = nil
-    /// The newest frame's centre and the hop (for `strength(after:)`).
+    /// The newest frame's centre (for `strength(after:)`).
     private var newestCentre: SampleTime = 0
-    private var hop: SampleTime = 1
     private var line = [Float](repeating: 0, count: capacity)
 
-    /// A frame's total (mel) power, centred at `centre` (frames `hop` samples apart).
-    mutating func append(power: Float, centre: SampleTime, hop: Int) {
+    /// A frame's total (mel) power, centred at `centre`.
+    mutating func append(power: Float, centre: SampleTime) {
         let level = 10 * log10f(power + 1e-12)
         ring[position] = lastLevel.map { level - $0 } ?? 0
         lastLevel = level
         position = position + 1 == Self.capacity ? 0 : position + 1
         filled = min(filled + 1, Self.capacity)
         newestCentre = centre
-        self.hop = SampleTime(max(hop, 1))
     }
 
     mutating func reset() { position = 0; filled = 0; lastLevel = nil }
@@ -55,10 +53,11 @@ struct EchoTracker: Sendable {
     }
 
     /// The same from the three beat periods after the segment, once they have been heard: `firstCentre` is the
-    /// centre of the segment's first frame. 0 while the ring does not reach back to it or forward enough past it.
-    mutating func strength(after firstCentre: SampleTime) -> Float {
-        guard firstCentre <= newestCentre else { return 0 }
-        let back = Int((newestCentre - firstCentre + hop / 2) / hop)
+    /// centre of the segment's first frame, frames are `hop` samples apart. 0 while the ring does not reach back to
+    /// it or forward enough past it.
+    mutating func strength(after firstCentre: SampleTime, hop: Int) -> Float {
+        guard firstCentre <= newestCentre, hop > 0 else { return 0 }
+        let back = Int((newestCentre - firstCentre + SampleTime(hop / 2)) / SampleTime(hop))
         let n = min(Self.span, back + 1)
         guard n >= Self.minimumSpan, back < filled, back - n + 1 >= 3 * Self.lags.upperBound + 3 else { return 0 }
         return correlate(firstFrameBack: back, span: n, direction: -1)

@@ -129,7 +129,7 @@ public struct SegmentExtractor: Sendable {
     /// the frames heard so far (0 until those have been heard, and after `flush()`): the first ticks of a clock,
     /// before it has a past to echo. Asked when the context stage decides the segment, ≥ 10 s after its end.
     public mutating func echoAfter(start: SampleTime) -> Float {
-        echo.strength(after: start == 0 ? 0 : start + SampleTime(hopLength / 2))
+        echo.strength(after: start == 0 ? 0 : start + SampleTime(hopLength / 2), hop: hopLength)
     }
 
     /// Closes any open segment (end of audio, or a gap in the timeline) and restarts the noise floor.
@@ -154,7 +154,7 @@ public struct SegmentExtractor: Sendable {
         power.withUnsafeMutableBufferPointer { p in
             for b in 0..<n { p[b] = max(row[b], 0); total += p[b] }
         }
-        echo.append(power: total, centre: centre, hop: hopLength)
+        echo.append(power: total, centre: centre)
         if !floor.started {
             // The first frame seeds the floor: nothing stands out before anything has been heard.
             power.withUnsafeBufferPointer { floor.update($0) }

@@ -84,10 +84,9 @@ import SleepCycleBus
 
     @Test func aClocksFirstTicksEchoTheTicksAfterThem() throws {
         // Eight 0.29-s ticks 1.536 s (48 frames) apart, then quiet; and later a burst of three identical words 0.9 s
-        // apart.
-        // Everything is talking to the classifier. Decided by the context stage (10 s after each segment), a tick
-        // is compared with the three beat periods after it as well as before: the first three ticks, which have no
-        // past to echo, are dropped too. The burst has two copies at most on either side of any of its words.
+        // apart. Everything is talking to the classifier. Decided by the context stage (10 s after each segment), a
+        // tick is compared with the three beat periods after it as well as before: the first three ticks, which have
+        // no past to echo, are dropped too. The burst has two copies at most on either side of any of its words.
         let bg = TestSignals.background(1e-4)
         let loud = TestSignals.snorerShape(peaks: [5, 12], level: 1e-2)
         var parts: [(Double, Double, [Float])] = []
@@ -157,4 +156,3 @@ import SleepCycleBus
         #expect(throws: DetectionError.self) { try SegmentContextModel(section: outOfRange, path: "m.json") }
     }
 }
-
