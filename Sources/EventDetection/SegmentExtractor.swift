@@ -14,6 +14,9 @@ public struct CandidateSegment: Sendable {
     /// How exactly the segment repeats the sound one, two and three beat periods before it (`EchoTracker`; near 1:
     /// the next tick of a clock).
     public var echo: Float = 0
+    /// The segment's noise-subtracted mel spectra in dB (`frames × 40`, `10·log10 S`), kept only when the extractor's
+    /// `keepsSpectra` is set (developer tools: `sleepcycle detect-dev segment-features --spectra`).
+    public var spectraDb: [Float]? = nil
 }
 
 /// Finds candidate segments in one channel's frame features: adaptive noise floor, SNR hysteresis, gap bridging,
@@ -36,6 +39,8 @@ public struct SegmentExtractor: Sendable {
     private var floorStale = true
     private var hopLength = 512
     private var state: State = .idle
+    /// Whether closed segments carry their denoised spectra (`CandidateSegment.spectraDb`; developer tools only).
+    public var keepsSpectra = false
 
     /// Centre of the first frame of the segment that is open now (nil when none is).
     public var openSince: SampleTime? {
@@ -209,6 +214,7 @@ public struct SegmentExtractor: Sendable {
             result = CandidateSegment(channel: channel, start: start, end: end, features: features,
                                       rawSignature: signature,
                                       echo: echo.strength(firstFrameBack: frameCentres.count - 1))
+            if keepsSpectra { result?.spectraDb = spectra.prefix(frames * FeatureLayout.melCount).map { 10 * log10f($0) } }
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.
         state = .idle

@@ -4,7 +4,8 @@ import SleepCycleDSP
 /// The level-invariant feature vector of one candidate segment: what a `SegmentClassifier` sees.
 ///
 /// Every value is computed by `SegmentFeatureExtractor.features(…)` from the segment's noise-subtracted mel
-/// spectra, except the last six (`SegmentVoicing`: periodicity of the raw audio) — see `names` for the order. The same Swift code computes the training vectors
+/// spectra: 61 summaries over the segment, six of the raw audio's periodicity (`SegmentVoicing`), then 39 of how the
+/// spectra change in time (`SegmentShape`) — see `names` for the order. The same Swift code computes the training vectors
 /// (`sleepcycle detect-dev segment-features`), so training and inference cannot drift apart.
 public struct SegmentFeatures: Sendable, Hashable {
     public var values: [Float]
@@ -31,6 +32,7 @@ public struct SegmentFeatures: Sendable, Hashable {
               "onset_rise_db", "frac_frames_within_6db", "low_high_corr",
               "low_band_peakiness_db", "zcr_mean", "zcr_std", "raw_flatness_mean"]
         n += SegmentVoicing.names    // from the raw audio (Voicing.swift)
+        n += SegmentShape.names      // the order in time (SegmentShape.swift)
         return n
     }()
     public static var count: Int { names.count }
@@ -101,7 +103,8 @@ struct SegmentFeatureExtractor: Sendable {
     }
 
     /// Features of a segment. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
-    /// `voicing` holds the six `SegmentVoicing.summary` values, appended last.
+    /// `voicing` holds the six `SegmentVoicing.summary` values, appended after the 61 spectral ones and followed by
+    /// the 39 `SegmentShape` values.
     func features(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
                   hopSec: Double, voicing: [Float]) -> (SegmentFeatures, [Float]) {
         let n = Self.bands
@@ -228,6 +231,7 @@ struct SegmentFeatureExtractor: Sendable {
         v.append((zcr.prefix(frames).reduce(0) { $0 + ($1 - zm) * ($1 - zm) } / Float(frames)).squareRoot())
         v.append(rawFlatness.prefix(frames).reduce(0, +) / Float(frames))
         v += voicing
+        v += SegmentShape.features(spectra: spectra, frames: frames, bands: n, hopSec: hopSec)
 
         // Raw 16-d snore signature (z-scored and L2-normalised by `SnoreSignature`): mean cepstral shape c1…c12,
         // centroid, spread, flatness, tilt.

@@ -40,7 +40,7 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
     }
 }
 
-/// The trees of one ensemble, packed for the walk: the segment classifier's (`TreeEnsembleClassifier`, 67 segment
+/// The trees of one ensemble, packed for the walk: the segment classifier's (`TreeEnsembleClassifier`, 106 segment
 /// features) and the context stage's (`SegmentContextModel`, 30 context features).
 struct TreeEnsemble: Sendable {
     /// A split (`feature` < `leaf`, `number` = threshold, right child `rightOffset` nodes further on) or a leaf

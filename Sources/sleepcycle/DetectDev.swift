@@ -108,14 +108,23 @@ struct SegmentFeaturesCommand: ParsableCommand {
         commandName: "segment-features",
         abstract: "Print every candidate segment's features and raw signature, one JSON line per segment.")
     @OptionGroup var scenes: SceneOptions
+    @Option(help: "Also write every segment's noise-subtracted mel spectra (dB, frames x 40 Float32, little-endian, in segment order) to this file; each line then carries its frame count.")
+    var spectra: String?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
+        let spectraOut = try spectra.map { path -> FileHandle in
+            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+                throw DetectDevError("\(path): cannot create the spectra file")
+            }
+            return h
+        }
         out.write("{\"features\":[" + SegmentFeatures.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}")
         var index = 0
         while let samples = try reader.next() {
             var extractor = try SegmentExtractor()
+            extractor.keepsSpectra = spectraOut != nil
             var segments: [CandidateSegment] = []
             try sceneFeatureBlocks(samples, audio: { extractor.append(audio: $0, start: $1) }) {
                 segments += extractor.process($0)
@@ -124,7 +133,8 @@ struct SegmentFeaturesCommand: ParsableCommand {
             for s in segments {
                 out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
                           + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature)
-                          + ",\"echo\":\(s.echo)}")
+                          + ",\"echo\":\(s.echo)" + (s.spectraDb.map { ",\"frames\":\($0.count / 40)" } ?? "") + "}")
+                if let spectraOut, let db = s.spectraDb { db.withUnsafeBytes { spectraOut.write(Data($0)) } }
             }
             index += 1
         }

@@ -62,7 +62,7 @@ struct FileErrorTests {
     func empty() throws {
         let dir = try FileFixture.TemporaryDirectory()
         let zeroBytes = dir.path("zero.wav")
-        FileManager.default.createFile(atPath: zeroBytes, contents: Data())
+        #expect(FileManager.default.createFile(atPath: zeroBytes, contents: Data()))
         expectOneLine(openError(zeroBytes), .empty, path: zeroBytes, mentions: ["empty", "0 bytes"])
         let noFrames = try FileFixture.writeFile(dir.path("noframes.wav"), .wavPCM16, rate: 44_100, channels: [[]])
         expectOneLine(openError(noFrames), .empty, path: noFrames, mentions: ["no audio frames"])

@@ -176,6 +176,7 @@ def main():
             model = {key: v for key, v in committed.items()
                      if key not in ("mean", "scale", "layers", "baseline", "trees", "context")}
             model.update({key: v for key, v in m.items() if key != "temperature"})
+            model["features"] = D.segments(0)["names"]   # this build's (the committed file may predate a feature)
             model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
             if context:
                 # This fold's context stage: trained on the other folds' rows only.

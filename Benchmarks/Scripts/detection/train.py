@@ -40,10 +40,15 @@ HIDDEN = tuple(int(h) for h in os.environ.get("DETECT_HIDDEN", "64").split(","))
 GBT_ROUNDS = int(os.environ.get("DETECT_GBT_ROUNDS", "300"))
 GBT_LEAVES = int(os.environ.get("DETECT_GBT_LEAVES", "15"))
 GBT_RATE = float(os.environ.get("DETECT_GBT_RATE", "0.08"))
-# Ablations: features to withhold from the model (comma-separated names; "voicing" = the six pitch features).
+# Ablations: features to withhold from the model (comma-separated names; "voicing" = the six pitch features,
+# "shape" = the 39 temporal-shape features of SegmentShape.swift).
 # A withheld column is set to 0 before fitting, so no tree splits on it and no MLP weight sees it.
 VOICING_FEATURES = ["voiced_share", "voicing_r_top_mean", "voiced_log2_f0_median", "f0_std_semitones",
                     "voiced_run_max_s", "hnr_mean_db"]
+SHAPE_FEATURES = (["shape_t%d_g%d_db" % (i, g) for i in range(3) for g in range(8)]
+                  + ["group%d_std_db" % g for g in range(8)]
+                  + ["flux_rise_mean_db", "flux_rise_max_db", "flux_fall_mean_db", "envelope_mod_2_8hz_share",
+                     "envelope_mod_peak_hz", "centroid_band_slope_per_s", "centroid_band_first_minus_last"])
 # Hard negatives: none-labelled segments of the distractor clips (ESC-10 classes, Khan `other`) count this many times
 # (gradient-boosted trees only; sneezes, dogs, babies and clocks are few next to the background segments).
 HARD_NEGATIVE_WEIGHT = float(os.environ.get("DETECT_HARD_NEGATIVE_WEIGHT", "1"))
@@ -57,7 +62,7 @@ CONTEXT_LEAVES = int(os.environ.get("DETECT_CONTEXT_LEAVES", "7"))
 CONTEXT_SHARE = float(os.environ.get("DETECT_CONTEXT_SHARE", "0.1"))
 CONTEXT = os.environ.get("DETECT_CONTEXT", "1") != "0"
 DROP_FEATURES = [f for name in os.environ.get("DETECT_DROP_FEATURES", "").split(",") if name
-                 for f in (VOICING_FEATURES if name == "voicing" else [name])]
+                 for f in {"voicing": VOICING_FEATURES, "shape": SHAPE_FEATURES}.get(name, [name])]
 
 
 def r9(v):
