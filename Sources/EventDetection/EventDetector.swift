@@ -5,7 +5,7 @@ import SleepCycleDSP
 /// segment is decided, with a start in the past; latency = the segment's length + bridge gap + the context stage's
 /// 10-s look-ahead + merge gap, about 18 s at most; talking events 90 s more, for the sustained-speech rule).
 ///
-/// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter), a `ContextQueue` (segments waiting for
+/// `enum State`: per channel a `SegmentExtractor` (noise floor + segmenter + the screen), a `ContextQueue` (segments waiting for
 /// the context stage, `SegmentContextModel`), an `EventAssembler` (merging + snore bouts), a `SustainedSpeechGate`
 /// (talking events held until the speech around them is known) and the echo strengths of its last 20 segments
 /// (`EchoTracker`: is a machine ticking?); all bounded.
@@ -17,6 +17,8 @@ public struct EventDetector: AnalysisConsumer {
     let classifier: any SegmentClassifier
     /// The context stage (nil: segments are decided by the segment classifier alone).
     let context: SegmentContextModel?
+    /// Decides plainly-none segments before their voicing, shape and classifier (nil: every segment is classified).
+    let screen: SegmentScreen?
     let signature: SnoreSignature
     private var channelCount = 1
     private var extractors: [Int: SegmentExtractor] = [:]
@@ -29,14 +31,18 @@ public struct EventDetector: AnalysisConsumer {
     private var nextId = 0
 
     /// - Parameters:
-    ///   - classifier: nil uses the built-in model (`SegmentModel.builtIn()`) and its context stage.
+    ///   - classifier: nil uses the built-in model (`SegmentModel.builtIn()`), its context stage and its screen.
     ///   - context: the context stage of `classifier` (it must have been trained on that classifier's
     ///     probabilities); nil with a classifier of your own: segments are decided by the classifier alone.
+    ///   - screen: decides plainly-none segments before their costlier features and the classifier
+    ///     (`SegmentScreen`; it belongs to the model file it came with, `SegmentModel.loadStages`); nil with a
+    ///     classifier of your own: every segment is classified.
     public init(configuration: DetectorConfiguration = .default, classifier: (any SegmentClassifier)? = nil,
-                context: SegmentContextModel? = nil) throws {
+                context: SegmentContextModel? = nil, screen: SegmentScreen? = nil) throws {
         try configuration.validate()
         self.configuration = configuration
         self.context = try classifier == nil ? context ?? SegmentContextModel.builtIn() : context
+        self.screen = try classifier == nil ? screen ?? SegmentScreen.builtIn() : screen
         self.classifier = try classifier ?? SegmentModel.builtIn()
         self.signature = try SnoreSignature.builtIn()
     }
@@ -84,7 +90,9 @@ public struct EventDetector: AnalysisConsumer {
     /// (`extractors[channel]` would copy the extractor out of the dictionary, and its buffers with it).
     private mutating func ensureExtractor(_ channel: Int) -> Dictionary<Int, SegmentExtractor>.Index {
         if let i = extractors.index(forKey: channel) { return i }
-        extractors[channel] = try! SegmentExtractor(configuration: configuration, channel: channel)
+        var extractor = try! SegmentExtractor(configuration: configuration, channel: channel)
+        extractor.screen = screen
+        extractors[channel] = extractor
         return extractors.index(forKey: channel)!
     }
 
@@ -97,7 +105,7 @@ public struct EventDetector: AnalysisConsumer {
     private mutating func classified(_ segment: CandidateSegment) -> [AnalysisEvent] {
         echoes[segment.channel, default: []].append(segment.echo)
         if echoes[segment.channel]!.count > Self.recentEchoes { echoes[segment.channel]!.removeFirst() }
-        let probabilities = classifier.classify(segment.features)
+        let probabilities = segment.screened ? .screenedNone : classifier.classify(segment.features)
         guard context != nil else { return assemble(segment, probabilities) }
         queues[segment.channel, default: ContextQueue()].append(segment, probabilities: probabilities)
         return []

@@ -46,6 +46,9 @@ public struct SegmentContextModel: Sendable {
         window = s.window; longWindow = s.longWindow
         ensemble = try TreeEnsemble(baseline: s.baseline, trees: s.trees, temperature: s.temperature,
                                     featureCount: Self.featureCount, path: path)
+        guard ensemble.classCount == ClassProbabilities.classes.count else {
+            throw bad("needs \(ClassProbabilities.classes.count) baseline scores")
+        }
     }
 
     /// The committed model's context stage (nil if the committed file has none).

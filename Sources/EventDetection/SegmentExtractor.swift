@@ -14,6 +14,9 @@ public struct CandidateSegment: Sendable {
     /// How exactly the segment repeats the sound one, two and three beat periods before it (`EchoTracker`; near 1:
     /// the next tick of a clock).
     public var echo: Float = 0
+    /// Decided none by the `SegmentScreen` from the spectral summaries alone: the voicing and shape values of
+    /// `features` are zeros (not computed) and the classifier is not asked.
+    public var screened = false
     /// The segment's noise-subtracted mel spectra in dB (`frames × 40`, `10·log10 S`), kept only when the extractor's
     /// `keepsSpectra` is set (developer tools: `sleepcycle detect-dev segment-features --spectra`).
     public var spectraDb: [Float]? = nil
@@ -41,6 +44,9 @@ public struct SegmentExtractor: Sendable {
     private var state: State = .idle
     /// Whether closed segments carry their denoised spectra (`CandidateSegment.spectraDb`; developer tools only).
     public var keepsSpectra = false
+    /// Decides plainly-none segments from their spectral summaries, before their voicing and shape are computed
+    /// (`CandidateSegment.screened`); nil: every segment gets all its features (training, custom classifiers).
+    public var screen: SegmentScreen?
 
     /// Centre of the first frame of the segment that is open now (nil when none is).
     public var openSince: SampleTime? {
@@ -207,13 +213,23 @@ public struct SegmentExtractor: Sendable {
         if frames >= minFrames {
             let half = SampleTime(hopLength / 2)
             let start = max(0, frameCentres[0] - half), end = frameCentres[frames - 1] + half
-            let pitch = SegmentVoicing.frames(voicing, ring: ring, start: start, end: end)
-            let (features, signature) = extractor.features(
-                spectra: spectra, snrDb: snr, zcr: zcr, rawFlatness: rawFlatness, frames: frames, hopSec: hopSec,
-                voicing: SegmentVoicing.summary(pitch, durationSec: Double(frames) * hopSec))
-            result = CandidateSegment(channel: channel, start: start, end: end, features: features,
-                                      rawSignature: signature,
-                                      echo: echo.strength(firstFrameBack: frameCentres.count - 1))
+            let spectral = extractor.spectralSummaries(spectra: spectra, snrDb: snr, zcr: zcr, rawFlatness: rawFlatness,
+                                                       frames: frames, hopSec: hopSec)
+            var values = spectral.values
+            let screened = screen.map { s in values.withUnsafeBufferPointer { s.isPlainlyNone($0) } } ?? false
+            if screened {
+                // Plainly none: the voicing and shape values are not computed (zeros; no classifier reads them).
+                values += repeatElement(0, count: SegmentFeatures.count - values.count)
+            } else {
+                let pitch = SegmentVoicing.frames(voicing, ring: ring, start: start, end: end)
+                values += SegmentVoicing.summary(pitch, durationSec: spectral.durationSec)
+                values += SegmentShape.features(spectra: spectra, frames: frames, bands: FeatureLayout.melCount,
+                                                hopSec: hopSec)
+            }
+            result = CandidateSegment(channel: channel, start: start, end: end,
+                                      features: SegmentFeatures(values: values, durationSec: spectral.durationSec),
+                                      rawSignature: spectral.signature,
+                                      echo: echo.strength(firstFrameBack: frameCentres.count - 1), screened: screened)
             if keepsSpectra { result?.spectraDb = spectra.prefix(frames * FeatureLayout.melCount).map { 10 * log10f($0) } }
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.

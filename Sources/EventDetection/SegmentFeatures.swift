@@ -62,6 +62,8 @@ public struct SegmentFeatures: Sendable, Hashable {
 ///   (FeatureLayout columns, librosa definitions; level-invariant but not noise-subtracted).
 struct SegmentFeatureExtractor: Sendable {
     static let bands = FeatureLayout.melCount
+    /// How many values `spectralSummaries` gives (they lead `SegmentFeatures`).
+    static let spectralCount = 61
     let centresKHz: [Float]      // mel band centres (Slaney scale)
     let groupRanges: [Range<Int>]   // the bands of each fraction group (ascending, tiling 0..<bands)
     let lowBandEnd: Int          // first band with centre ≥ 1 kHz
@@ -107,6 +109,16 @@ struct SegmentFeatureExtractor: Sendable {
     /// the 39 `SegmentShape` values.
     func features(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
                   hopSec: Double, voicing: [Float]) -> (SegmentFeatures, [Float]) {
+        let s = spectralSummaries(spectra: spectra, snrDb: snrDb, zcr: zcr, rawFlatness: rawFlatness, frames: frames,
+                                  hopSec: hopSec)
+        let v = s.values + voicing + SegmentShape.features(spectra: spectra, frames: frames, bands: Self.bands, hopSec: hopSec)
+        return (SegmentFeatures(values: v, durationSec: s.durationSec), s.signature)
+    }
+
+    /// The 61 spectral summaries that lead `SegmentFeatures` (all but the voicing and shape values; what the
+    /// `SegmentScreen` reads), the raw snore signature, and the duration.
+    func spectralSummaries(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
+                           hopSec: Double) -> (values: [Float], signature: [Float], durationSec: Double) {
         let n = Self.bands
         var cepSum = [Double](repeating: 0, count: 12)
         var cepSq = [Double](repeating: 0, count: 12)
@@ -206,7 +218,7 @@ struct SegmentFeatureExtractor: Sendable {
         }
         let f = Double(frames)
         var v: [Float] = []
-        v.reserveCapacity(SegmentFeatures.count)
+        v.reserveCapacity(SegmentFeatures.count)   // the caller appends the voicing and shape values
         for k in 0..<12 { v.append(Float(cepSum[k] / f)) }
         for k in 0..<12 { v.append(Float(max(0, cepSq[k] / f - (cepSum[k] / f) * (cepSum[k] / f)).squareRoot())) }
         for k in 0..<12 { v.append(frames > 1 ? Float(cepDelta[k] / (f - 1)) : 0) }
@@ -230,14 +242,13 @@ struct SegmentFeatureExtractor: Sendable {
         v.append(zm)
         v.append((zcr.prefix(frames).reduce(0) { $0 + ($1 - zm) * ($1 - zm) } / Float(frames)).squareRoot())
         v.append(rawFlatness.prefix(frames).reduce(0, +) / Float(frames))
-        v += voicing
-        v += SegmentShape.features(spectra: spectra, frames: frames, bands: n, hopSec: hopSec)
+        assert(v.count == Self.spectralCount)
 
         // Raw 16-d snore signature (z-scored and L2-normalised by `SnoreSignature`): mean cepstral shape c1…c12,
         // centroid, spread, flatness, tilt.
         var signature = Array(v[0..<12])
         signature += [Float(cMean), Float(spreadSum / f), Float(flatSum / f), Float(tiltSum / f)]
-        return (SegmentFeatures(values: v, durationSec: duration), signature)
+        return (v, signature, duration)
     }
 
     static func envelopeShape(_ e: [Float], hopSec: Double) -> [Float] {

@@ -20,9 +20,18 @@ public enum SegmentModel {
     /// Loads a model file and its context stage (nil when the file has none), parsing the file once.
     public static func loadWithContext(contentsOf url: URL) throws
         -> (classifier: any SegmentClassifier, context: SegmentContextModel?) {
+        let stages = try loadStages(contentsOf: url)
+        return (stages.classifier, stages.context)
+    }
+
+    /// Loads a model file with every stage it has: the classifier, its context stage and its screen (nil when the
+    /// file has none), parsing the file once. Pass all three to `EventDetector`.
+    public static func loadStages(contentsOf url: URL) throws
+        -> (classifier: any SegmentClassifier, context: SegmentContextModel?, screen: SegmentScreen?) {
         let file = try ModelFile.decode(contentsOf: url)
         return (try classifier(of: file, path: url.path),
-                try file.context.map { try SegmentContextModel(section: $0, path: url.path) })
+                try file.context.map { try SegmentContextModel(section: $0, path: url.path) },
+                try file.screen.map { try SegmentScreen(section: $0, path: url.path) })
     }
 
     static func classifier(of file: ModelFile, path: String) throws -> any SegmentClassifier {
@@ -73,6 +82,8 @@ struct ModelFile: Decodable, Sendable {
     var signature: Signature?
     // The context stage (`SegmentContextModel`), optional.
     var context: Context?
+    // The screen (`SegmentScreen`), optional.
+    var screen: Screen?
 
     struct Layer: Decodable, Sendable { var weights: [[Double]]; var bias: [Double] }
     struct Tree: Decodable, Sendable { var `class`: Int; var nodes: String }
@@ -80,6 +91,9 @@ struct ModelFile: Decodable, Sendable {
     struct Context: Decodable, Sendable {
         var features: [String]; var window: Double; var longWindow: Double
         var baseline: [Double]?; var trees: [Tree]?; var temperature: Double
+    }
+    struct Screen: Decodable, Sendable {
+        var features: [String]; var baseline: [Double]?; var trees: [Tree]?; var threshold: Double
     }
 
     /// Reads and decodes a model file (`decode`), errors naming the file.

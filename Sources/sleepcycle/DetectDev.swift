@@ -147,7 +147,7 @@ struct DetectEventsCommand: ParsableCommand {
         commandName: "events",
         abstract: "Run the full EventDetector on each scene; one JSON line per event (times in samples).")
     @OptionGroup var scenes: SceneOptions
-    @Option(help: "Model JSON to use instead of the built-in one (with its context stage, if it has one).")
+    @Option(help: "Model JSON to use instead of the built-in one (with its context stage and screen, if it has them).")
     var model: String?
     @Flag(help: "Compute the frame features only (no detection): the baseline for timing the detector's cost.")
     var featuresOnly = false
@@ -167,7 +167,7 @@ struct DetectEventsCommand: ParsableCommand {
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
-        let loaded = try model.map { try SegmentModel.loadWithContext(contentsOf: URL(fileURLWithPath: $0)) }
+        let loaded = try model.map { try SegmentModel.loadStages(contentsOf: URL(fileURLWithPath: $0)) }
         var configuration = DetectorConfiguration.default
         for spec in minEventProbability {
             let parts = spec.split(separator: "=")
@@ -183,7 +183,8 @@ struct DetectEventsCommand: ParsableCommand {
         if let machineEchoAfter { configuration.machineEchoAfter = machineEchoAfter }
         var index = 0
         while let samples = try reader.next() {
-            var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier, context: loaded?.context)
+            var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier,
+                                             context: loaded?.context, screen: loaded?.screen)
             var events: [SoundEvent] = []
             func take(_ produced: [AnalysisEvent]) {
                 for e in produced { if case .eventEnded(let s) = e { events.append(s) } }

@@ -111,3 +111,56 @@ import Testing
         #expect(throws: DetectionError.self) { try SegmentModel.load(json: Data(unknownKind.utf8), path: "k.json") }
     }
 }
+
+@Suite struct TreeWalkTests {
+    /// A random tree in the file's pre-order text, and its plain recursive evaluation.
+    struct RandomTree {
+        var text = ""
+        var tokens: [String] = []
+        init(depth: Int, features: Int, rng: inout SplitMix) {
+            func grow(_ d: Int) {
+                let i = tokens.count
+                tokens.append("")
+                if d == 0 || rng.next() % 4 == 0 {
+                    tokens[i] = "\(Float(Int(rng.next() % 2001) - 1000) / 1000)"
+                    return
+                }
+                let f = Int(rng.next() % UInt64(features))
+                let t = Float(Int(rng.next() % 201) - 100) / 100
+                grow(d - 1)
+                let right = tokens.count
+                grow(d - 1)
+                tokens[i] = "x\(f)<=\(t):\(right)"
+            }
+            grow(depth)
+            text = tokens.joined(separator: " ")
+        }
+        func leaf(_ x: [Float], at i: Int = 0) -> Float {
+            let tok = tokens[i]
+            guard tok.hasPrefix("x") else { return Float(tok)! }
+            let f = Int(tok.dropFirst().prefix { $0 != "<" })!
+            let t = Float(tok.split(separator: "=")[1].split(separator: ":")[0])!
+            let right = Int(tok.split(separator: ":")[1])!
+            return x[f] <= t ? leaf(x, at: i + 1) : leaf(x, at: right)
+        }
+    }
+    struct SplitMix { var s: UInt64; mutating func next() -> UInt64 {
+        s &+= 0x9E3779B97F4A7C15; var z = s
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) &* 0x94D049BB133111EB; return z ^ (z >> 31)
+    } }
+
+    @Test func theInterleavedWalkSumsTheSameLeavesInTheSameOrderAsAPlainWalk() throws {
+        // 43 trees of uneven depth (several groups of eight, the last one short), three classes.
+        var rng = SplitMix(s: 7)
+        let trees = (0..<43).map { RandomTree(depth: 1 + $0 % 9, features: 5, rng: &rng) }
+        let files = trees.enumerated().map { ModelFile.Tree(class: $0.offset % 3, nodes: $0.element.text) }
+        let baseline = [0.25, -0.5, 1.0]
+        let ensemble = try TreeEnsemble(baseline: baseline, trees: files, temperature: 1, featureCount: 5, path: "t")
+        for _ in 0..<200 {
+            let x = (0..<5).map { _ in Float(Int(rng.next() % 241) - 120) / 100 }
+            var want = baseline
+            for (t, tree) in trees.enumerated() { want[t % 3] += Double(tree.leaf(x)) }
+            #expect(x.withUnsafeBufferPointer { ensemble.scores($0) } == want)
+        }
+    }
+}

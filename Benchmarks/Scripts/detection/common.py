@@ -337,6 +337,7 @@ def write_atomically(path, write):
     """Writes a cache atomically: `write(tmp)` fills a temporary file (same extension as `path`, so writers that
     append one, like `np.savez`, keep its name), which is then renamed over `path`. An interrupted run leaves no
     half cache, and a cache that is a symbolic link to another work folder's file is replaced, not written through."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = "%s.tmp-%d%s" % (path, os.getpid(), os.path.splitext(path)[1])
     write(tmp)
     os.replace(tmp, path)

@@ -157,12 +157,13 @@ def main():
     its = D.items()
     if not args.analyze and not args.reuse_models:   # (--analyze runs the built-in model: nothing to fit)
         X, y, _, _, folds, _, weight = T.training_set(its)
+        screens = T.fold_screens(X, y, folds, weight)   # {} with DETECT_SCREEN_ROUNDS=0
     committed = json.load(open(T.MODEL_PATH))
     context = T.CONTEXT and not args.no_context and not args.analyze and not args.reuse_models
     if context:
         # Every fold's segment model (the context features of the training rows are out of fold), and the rows.
         models = T.fold_models(X, y, folds, args.model, weight)
-        CF, cy, cfold, _, _ = T.context_rows(its, models, committed["temperature"])
+        CF, cy, cfold, _, _ = T.context_rows(its, models, committed["temperature"], screens)
         context_temperature = committed.get("context", {}).get("temperature", 1.0)
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
     blocks = {c: [] for c in EVENT_CLASSES}
@@ -174,10 +175,13 @@ def main():
             m = models[k] if context else T.fit(X[folds != k], y[folds != k], args.model, weight[folds != k])
             # The committed file's header (classes, feature names, temperature, signature) with this fold's model.
             model = {key: v for key, v in committed.items()
-                     if key not in ("mean", "scale", "layers", "baseline", "trees", "context")}
+                     if key not in ("mean", "scale", "layers", "baseline", "trees", "context", "screen")}
             model.update({key: v for key, v in m.items() if key != "temperature"})
             model["features"] = D.segments(0)["names"]   # this build's (the committed file may predate a feature)
             model["kind"] = {"lr": "logistic", "mlp": "mlp", "gbt": "gbt"}[args.model]
+            if screens:
+                # This fold's screen: fitted without fold k, its threshold from the other folds' out-of-fold scores.
+                model["screen"] = T.screen_section(screens[k], model["features"])
             if context:
                 # This fold's context stage: trained on the other folds' rows only.
                 model["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]),

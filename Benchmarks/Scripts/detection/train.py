@@ -61,6 +61,14 @@ CONTEXT_ROUNDS = int(os.environ.get("DETECT_CONTEXT_ROUNDS", "100"))
 CONTEXT_LEAVES = int(os.environ.get("DETECT_CONTEXT_LEAVES", "7"))
 CONTEXT_SHARE = float(os.environ.get("DETECT_CONTEXT_SHARE", "0.1"))
 CONTEXT = os.environ.get("DETECT_CONTEXT", "1") != "0"
+# The screen (SegmentScreen): binary trees (none vs any event) on the SCREEN_FEATURES leading segment features (the
+# spectral summaries; no voicing, no shape) that decide plainly-none segments before the rest is computed. Its
+# threshold is the out-of-fold score under which SCREEN_MISS of the training segments labelled as events fall.
+# DETECT_SCREEN_ROUNDS=0 trains without it.
+SCREEN_FEATURES = 61
+SCREEN_ROUNDS = int(os.environ.get("DETECT_SCREEN_ROUNDS", "40"))
+SCREEN_MISS = float(os.environ.get("DETECT_SCREEN_MISS", "0.005"))
+SCREEN = SCREEN_ROUNDS > 0
 DROP_FEATURES = [f for name in os.environ.get("DETECT_DROP_FEATURES", "").split(",") if name
                  for f in {"voicing": VOICING_FEATURES, "shape": SHAPE_FEATURES}.get(name, [name])]
 
@@ -149,6 +157,62 @@ def fit_gbt(X, y, counts, extra=None, share=None, rounds=None, leaves=None):
             trees.append({"class": c, "nodes": tree_string(tree.nodes)})
     return {"kind": "gbt", "baseline": [r9(v) for v in m._baseline_prediction.ravel()], "trees": trees,
             "temperature": 1.0}
+
+
+def fit_screen(X, y, extra=None):
+    """The screen's trees: binary gradient boosting (logistic loss) of "any event" against none on the leading
+    SCREEN_FEATURES columns, events weighted to the none total (every event segment matters: the screen may only
+    drop plain backgrounds). Exported as a one-class ensemble: score = baseline + leaves (the log-odds of an event)."""
+    X = withheld(X)[:, :SCREEN_FEATURES]
+    w = np.ones(len(y)) if extra is None else np.array(extra, dtype=np.float64)
+    event = y > 0
+    w[event] *= w[~event].sum() / w[event].sum()
+    m = HistGradientBoostingClassifier(max_iter=SCREEN_ROUNDS, learning_rate=0.1, max_leaf_nodes=GBT_LEAVES,
+                                       min_samples_leaf=20, l2_regularization=1.0, early_stopping=False,
+                                       random_state=0)
+    m.fit(X, event.astype(int), sample_weight=w)
+    trees = [{"class": 0, "nodes": tree_string(rnd[0].nodes)} for rnd in m._predictors]
+    return {"kind": "gbt", "baseline": [r9(float(m._baseline_prediction.ravel()[0]))], "trees": trees}
+
+
+def screen_scores(screen, X):
+    """SegmentScreen.score of every row (float64, as the Swift walk sums it)."""
+    return logits(screen, withheld(np.asarray(X, dtype=np.float64))[:, :SCREEN_FEATURES], False)[:, 0]
+
+
+def screen_threshold(scores, y):
+    """The score under which SCREEN_MISS of the event-labelled segments fall (rounded to 9 digits, as written)."""
+    return r9(float(np.percentile(scores[y > 0], 100 * SCREEN_MISS)))
+
+
+def fold_screens(X, y, folds, weight):
+    """Fold k's screen (fitted without fold k) and its threshold (from the out-of-fold scores of the other folds'
+    event segments, each scored by a screen that did not see it), for every fold; {} without a screen."""
+    if not SCREEN:
+        return {}
+    screens = {k: fit_screen(X[folds != k], y[folds != k], weight[folds != k]) for k in range(C.N_FOLDS)}
+    oof = np.zeros(len(y))
+    for k in range(C.N_FOLDS):
+        oof[folds == k] = screen_scores(screens[k], X[folds == k])
+    return {k: dict(screens[k], threshold=screen_threshold(oof[folds != k], y[folds != k])) for k in range(C.N_FOLDS)}
+
+
+def screened_rows(screens, X, folds):
+    """Which rows fold k's screen decides none (every row is scored by its own fold's screen)."""
+    out = np.zeros(len(X), bool)
+    for k, scr in screens.items():
+        m = folds == k
+        if m.any():
+            out[m] = screen_scores(scr, X[m]) < scr["threshold"]
+    return out
+
+
+def screen_section(screen, names):
+    return {"features": list(names[:SCREEN_FEATURES]), "baseline": screen["baseline"], "trees": screen["trees"],
+            "threshold": screen["threshold"]}
+
+
+SCREENED = np.array([1.0, 0.0, 0.0, 0.0, 0.0])   # ClassProbabilities.screenedNone
 
 
 def float32_floor(t):
@@ -335,9 +399,10 @@ def fold_models(X, y, folds, kind, weight):
     return {k: fit(X[folds != k], y[folds != k], kind, weight[folds != k]) for k in range(C.N_FOLDS)}
 
 
-def context_rows(its, models, temperature):
+def context_rows(its, models, temperature, screens=None):
     """Every segment of the clip scenes (both copies) and of the training nights, with its context features computed
-    from OUT-OF-FOLD segment-model probabilities (fold k's segments scored by the model that never saw fold k).
+    from OUT-OF-FOLD segment-model probabilities (fold k's segments scored by the model that never saw fold k; a
+    segment fold k's screen decides none gets SCREENED, as in the detector).
     Returns F, y (-1: ambiguous night segment, not trained on), fold, source (0/1 copy, 2 nights), scene index."""
     folds_it = np.array([i["fold"] for i in its])
     parts = []
@@ -357,7 +422,10 @@ def context_rows(its, models, temperature):
         Z = np.zeros((len(y), len(C.CLASSES)))
         for k in range(C.N_FOLDS):
             Z[fold == k] = logits(models[k], X[fold == k])
-        F = context_features(group, times[:, 0] / C.SR, times[:, 1] / C.SR, softmax(Z, temperature))
+        P = softmax(Z, temperature)
+        if screens:
+            P[screened_rows(screens, X, fold)] = SCREENED
+        F = context_features(group, times[:, 0] / C.SR, times[:, 1] / C.SR, P)
         out.append((F, y, fold, cp, sc))
     return tuple(np.concatenate([o[i] for o in out]) for i in range(5))
 
@@ -402,11 +470,24 @@ def main():
     P = oof(temperature)
     print("temperature fitted on out-of-fold segments: %.2f" % temperature)
     report = {"model": args.model, "temperature": temperature, "copies": {}}
+    screens = fold_screens(X, y, seg_fold, weight)
+    if screens:
+        # What the detector does: a segment its fold's screen decides none is none (the reports below include it).
+        screened = screened_rows(screens, X, seg_fold)
+        called_event = (np.argmax(P, 1) > 0) & (P.max(1) >= MIN_PROBABILITY)
+        wrongly = screened & (y > 0) & called_event
+        P[screened] = SCREENED
+        print("screen (%d rounds, miss %.3g): %.1f %% of none segments and %.2f %% of event segments screened; %d event "
+              "segments the segment model called events were screened" % (
+                  SCREEN_ROUNDS, SCREEN_MISS, 100 * screened[y == 0].mean(), 100 * screened[y > 0].mean(),
+                  int(wrongly.sum())))
+        report["screen"] = {"none_screened": round(float(screened[y == 0].mean()), 4),
+                            "event_screened": round(float(screened[y > 0].mean()), 4)}
 
     if CONTEXT:
         # The context stage, out of fold as well: fold k's context features come from the segment model without
         # fold k, and its context trees are fitted without fold k.
-        CF, cy, cfold, ccp, csc = context_rows(its, models, temperature)
+        CF, cy, cfold, ccp, csc = context_rows(its, models, temperature, screens)
         Z2 = np.zeros((len(cy), 5))
         for k in range(C.N_FOLDS):
             Z2[cfold == k] = logits(fit_context(CF[cfold != k], cy[cfold != k]), CF[cfold == k], False)
@@ -500,6 +581,12 @@ def main():
     if CONTEXT:
         context_final = fit_context(CF, cy)
         out["context"] = context_section(context_final, context_temperature)
+    if SCREEN:
+        oof_scores = np.zeros(len(y))
+        for k, scr in screens.items():
+            oof_scores[seg_fold == k] = screen_scores(scr, X[seg_fold == k])
+        screen_final = dict(fit_screen(X, y, weight), threshold=screen_threshold(oof_scores, y))
+        out["screen"] = screen_section(screen_final, D.segments(0)["names"])
     out.update({"temperature": temperature,
            "signature": {"mean": [r9(v) for v in sig_mean], "scale": [r9(v) for v in sig_scale]},
            "training": {"script": "Benchmarks/Scripts/detection/train.py", "seed": D.SEED,
@@ -507,15 +594,20 @@ def main():
                         "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz",
                         "context": ("HistGradientBoostingClassifier(max_iter=%d, max_leaf_nodes=%d) on out-of-fold "
                                     "segment probabilities, event classes weighted to %g x none" % (
-                                        CONTEXT_ROUNDS, CONTEXT_LEAVES, CONTEXT_SHARE)) if CONTEXT else None}})
+                                        CONTEXT_ROUNDS, CONTEXT_LEAVES, CONTEXT_SHARE)) if CONTEXT else None,
+                        "screen": ("binary HistGradientBoostingClassifier(max_iter=%d, learning_rate=0.1, "
+                                   "max_leaf_nodes=%d) on the first %d features, threshold at %g of the out-of-fold "
+                                   "event segments" % (SCREEN_ROUNDS, GBT_LEAVES, SCREEN_FEATURES, SCREEN_MISS))
+                                  if SCREEN else None}})
     with open(MODEL_PATH, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))
         f.write("\n")
     print("wrote", MODEL_PATH)
-    write_parity(final, X, y, (context_final, context_temperature, CF, cy) if CONTEXT else None)
+    write_parity(final, X, y, (context_final, context_temperature, CF, cy) if CONTEXT else None,
+                 screen_final if SCREEN else None)
 
 
-def write_parity(model, X, y, context=None):
+def write_parity(model, X, y, context=None, screen=None):
     """A few real feature vectors (one per class, first in order) and the script's probabilities, as a Swift
     test fixture: the Swift scorer must reproduce them. With the context stage (`context` = trees, temperature,
     features, labels): the same for its inputs, and the context features of a made-up run of segments."""
@@ -553,6 +645,10 @@ def write_parity(model, X, y, context=None):
             lines.append("        (%r, %r, [%s],\n         [%s])," % (float(start[i]), float(end[i]), numbers(Pr[i]),
                                                                    numbers(F[i], True)))
         lines.append("    ]")
+    if screen:
+        # The screen's scores (log-odds of an event) of the same feature vectors, and its threshold.
+        lines.append("    static let screenThreshold = %r" % float(screen["threshold"]))
+        lines.append("    static let screenScores: [Double] = [%s]" % numbers(screen_scores(screen, X[picks])))
     lines += ["}", ""]
     open(PARITY_PATH, "w").write("\n".join(lines))
     print("wrote", PARITY_PATH)
