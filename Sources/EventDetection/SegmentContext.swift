@@ -129,7 +129,8 @@ struct ContextQueue: Sendable {
         let horizon = AnalysisClock.samples(seconds: model.longWindow)
         for i in waiting.indices where !waiting[i].decided {
             if let now, waiting[i].segment.end + horizon > now { break }
-            body(waiting[i].segment, model.classify(i, in: segments))
+            // A screened segment stays none (its neighbours still see it); the stage decides the rest.
+            body(waiting[i].segment, waiting[i].segment.screened ? .screenedNone : model.classify(i, in: segments))
             waiting[i].decided = true
         }
         // Future segments start at or after `now`, undecided ones at or after the first undecided start.

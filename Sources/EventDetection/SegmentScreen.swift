@@ -15,9 +15,9 @@ import Foundation
 /// Trained by `Benchmarks/Scripts/detection/train.py` with the classifier it belongs to (the model file's
 /// `"screen"` section: `"features"` = the leading feature names it reads, `"baseline"` = [one score],
 /// `"trees"` as in `TreeEnsembleClassifier` with class 0, `"threshold"`); the threshold is the out-of-fold score
-/// under which 0.5 % of the training segments labelled as events fall, and the context stage is trained with the
-/// screen in place (a screened segment's probabilities are what its neighbours see), so a model file's stages
-/// belong together. Docs: docs/0005, "The screen".
+/// under which 0.5 % of the training segments labelled as events fall. A screened segment stays none (the context
+/// stage does not re-decide it) and its neighbours see it as `ClassProbabilities.screenedNone`; the context stage
+/// is trained with the screen in place, so a model file's stages belong together. Docs: docs/0005, "The screen".
 public struct SegmentScreen: Sendable {
     /// How many leading `SegmentFeatures` values it reads.
     public let featureCount: Int

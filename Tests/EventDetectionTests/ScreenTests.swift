@@ -89,6 +89,25 @@ import SleepCycleDSP
         #expect(try classifiedSegments(screen: all) == (0, 0))
     }
 
+    @Test func theContextStageDoesNotReDecideAScreenedSegment() throws {
+        // A context stage that calls every segment talking (baseline 5 for talking, one empty tree).
+        let section = ModelFile.Context(features: SegmentContextModel.featureNames, window: 3, longWindow: 10,
+                                        baseline: [0, 0, 5, 0, 0], trees: [.init(class: 0, nodes: "0")], temperature: 1)
+        let context = try SegmentContextModel(section: section, path: "context")
+        let loud = TestSignals.snorerShape(peaks: [5, 12], level: 1e-2)
+        let rows = TestSignals.frames(seconds: 40, background: TestSignals.background(1e-4),
+                                      events: [(5, 5.6, loud), (15, 15.6, loud), (25, 25.6, loud)])
+        func talking(screen: SegmentScreen?) throws -> Int {
+            var d = try EventDetector(classifier: FixedClassifier.always(nil, 0.9), context: context, screen: screen)
+            var out: [AnalysisEvent] = []
+            for b in TestSignals.blocks(rows) { out += d.handle(.features(b)) }
+            out += d.handle(.sessionEnding(at: SampleTime(rows.count * TestSignals.hop)))
+            return out.filter { if case .eventEnded(let e) = $0 { e.type == .talking } else { false } }.count
+        }
+        #expect(try talking(screen: nil) == 3)
+        #expect(try talking(screen: try #require(try load(Self.modelWithScreen(threshold: 100)))) == 0)
+    }
+
     @Test func aScreenedSegmentCarriesItsSpectralSummariesOnly() throws {
         var x = try SegmentExtractor()
         x.screen = try #require(try load(Self.modelWithScreen(threshold: 100)))

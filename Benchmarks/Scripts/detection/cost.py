@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--long-night-sets", type=int, default=3,
                     help="also measure one long night: every night of sets 0..N-1 of the first fold, end to end "
                          "(3 sets: 6 h, a night's length, where the model's ~15-ms load is paid once); 0 = none")
+    ap.add_argument("--long-only", action="store_true", help="only the long night")
     args = ap.parse_args()
     binaries = args.binary or [C.default_binary()[0]]
     its = D.items()
@@ -62,7 +63,8 @@ def main():
             path = os.path.join(out_dir, "fold%d-%d-%s-%gmin.wav" % (k, j, kind, args.minutes))
             if not os.path.exists(path):
                 C.write_atomically(path, lambda tmp: sf.write(tmp, x, C.SR, subtype="PCM_16", format="WAV"))
-            nights.append((path, kind))
+            if not args.long_only:
+                nights.append((path, kind))
     if args.long_night_sets > 0:
         k = args.folds[0]
         path = os.path.join(out_dir, "fold%d-sets0-%d-%gmin-end-to-end.wav" % (k, args.long_night_sets - 1,
@@ -88,9 +90,11 @@ def main():
             w = np.median(np.array(samples[(b, True)]), axis=0)
             wo = np.median(np.array(samples[(b, False)]), axis=0)
             totals[b] += [w[0], wo[0], w[1], wo[1]]
-            print("%-40s %-9s %11.3f / %-10.3f %11.3f / %-10.3f %7.1f%% %7.1f%%   peak RSS %.1f / %.1f MB" % (
-                os.path.basename(path), "#%d" % b, w[0], wo[0], w[1], wo[1], 100 * (w[0] / wo[0] - 1),
-                100 * (w[1] / wo[1] - 1), w[2], wo[2]))
+            lo, low = np.min(np.array(samples[(b, True)]), axis=0), np.min(np.array(samples[(b, False)]), axis=0)
+            print("%-40s %-9s %11.3f / %-10.3f %11.3f / %-10.3f %7.1f%% %7.1f%%   fastest runs: cpu %+.1f%%   "
+                  "peak RSS %.1f / %.1f MB" % (
+                      os.path.basename(path), "#%d" % b, w[0], wo[0], w[1], wo[1], 100 * (w[0] / wo[0] - 1),
+                      100 * (w[1] / wo[1] - 1), 100 * (lo[0] / low[0] - 1), w[2], wo[2]))
     for b, binary in enumerate(binaries):
         t = totals[b]
         print("all nights, binary #%d (%s): detection adds %.1f %% CPU, %.1f %% wall" % (

@@ -163,7 +163,7 @@ def main():
     if context:
         # Every fold's segment model (the context features of the training rows are out of fold), and the rows.
         models = T.fold_models(X, y, folds, args.model, weight)
-        CF, cy, cfold, _, _ = T.context_rows(its, models, committed["temperature"], screens)
+        CF, cy, cfold, _, _, _ = T.context_rows(its, models, committed["temperature"], screens)
         context_temperature = committed.get("context", {}).get("temperature", 1.0)
     stats = {c: {"tp": 0, "fp": 0, "fn": 0, "false_events": 0, "neg_hours": 0.0} for c in EVENT_CLASSES}
     blocks = {c: [] for c in EVENT_CLASSES}

@@ -403,7 +403,8 @@ def context_rows(its, models, temperature, screens=None):
     """Every segment of the clip scenes (both copies) and of the training nights, with its context features computed
     from OUT-OF-FOLD segment-model probabilities (fold k's segments scored by the model that never saw fold k; a
     segment fold k's screen decides none gets SCREENED, as in the detector).
-    Returns F, y (-1: ambiguous night segment, not trained on), fold, source (0/1 copy, 2 nights), scene index."""
+    Returns F, y (-1: ambiguous night segment, not trained on), fold, source (0/1 copy, 2 nights), scene index and
+    whether the row was screened (the detector decides such a segment none without the context stage)."""
     folds_it = np.array([i["fold"] for i in its])
     parts = []
     for c in (0, 1):
@@ -423,11 +424,11 @@ def context_rows(its, models, temperature, screens=None):
         for k in range(C.N_FOLDS):
             Z[fold == k] = logits(models[k], X[fold == k])
         P = softmax(Z, temperature)
-        if screens:
-            P[screened_rows(screens, X, fold)] = SCREENED
+        screened = screened_rows(screens, X, fold) if screens else np.zeros(len(y), bool)
+        P[screened] = SCREENED
         F = context_features(group, times[:, 0] / C.SR, times[:, 1] / C.SR, P)
-        out.append((F, y, fold, cp, sc))
-    return tuple(np.concatenate([o[i] for o in out]) for i in range(5))
+        out.append((F, y, fold, cp, sc, screened))
+    return tuple(np.concatenate([o[i] for o in out]) for i in range(6))
 
 
 def fit_context(F, y):
@@ -487,7 +488,7 @@ def main():
     if CONTEXT:
         # The context stage, out of fold as well: fold k's context features come from the segment model without
         # fold k, and its context trees are fitted without fold k.
-        CF, cy, cfold, ccp, csc = context_rows(its, models, temperature, screens)
+        CF, cy, cfold, ccp, csc, cscreened = context_rows(its, models, temperature, screens)
         Z2 = np.zeros((len(cy), 5))
         for k in range(C.N_FOLDS):
             Z2[cfold == k] = logits(fit_context(CF[cfold != k], cy[cfold != k]), CF[cfold == k], False)
@@ -504,6 +505,8 @@ def main():
     # The reported probabilities: the context stage's when there is one (its rows: every segment), else the
     # segment model's.
     rP, ry, rcp, rsc = (softmax(Z2, context_temperature), cy, ccp, csc) if CONTEXT else (P, y, cp, sc)
+    if CONTEXT:
+        rP[cscreened] = SCREENED   # as in the detector: a screened segment stays none
 
     for c in (0, 1):
         m = rcp == c
