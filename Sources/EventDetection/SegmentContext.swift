@@ -45,10 +45,8 @@ public struct SegmentContextModel: Sendable {
         }
         window = s.window; longWindow = s.longWindow
         ensemble = try TreeEnsemble(baseline: s.baseline, trees: s.trees, temperature: s.temperature,
-                                    featureCount: Self.featureCount, path: path)
-        guard ensemble.classCount == ClassProbabilities.classes.count else {
-            throw bad("needs \(ClassProbabilities.classes.count) baseline scores")
-        }
+                                    featureCount: Self.featureCount, classCount: ClassProbabilities.classes.count,
+                                    path: path, stage: "context: ")
     }
 
     /// The committed model's context stage (nil if the committed file has none).

@@ -3,8 +3,9 @@ import SleepCycleDSP
 
 /// The level-invariant feature vector of one candidate segment: what a `SegmentClassifier` sees.
 ///
-/// Every value is computed by `SegmentFeatureExtractor.features(…)` from the segment's noise-subtracted mel
-/// spectra: 61 summaries over the segment, six of the raw audio's periodicity (`SegmentVoicing`), then 39 of how the
+/// Every value is computed when `SegmentExtractor` closes a segment, from its noise-subtracted mel spectra: 61
+/// summaries over the segment (`SegmentFeatureExtractor.spectralSummaries`), six of the raw audio's periodicity
+/// (`SegmentVoicing`), then 39 of how the
 /// spectra change in time (`SegmentShape`) — see `names` for the order. The same Swift code computes the training vectors
 /// (`sleepcycle detect-dev segment-features`), so training and inference cannot drift apart.
 public struct SegmentFeatures: Sendable, Hashable {
@@ -104,19 +105,9 @@ struct SegmentFeatureExtractor: Sendable {
         lowBandEnd = centresKHz.firstIndex(where: { $0 >= 1.0 }) ?? n
     }
 
-    /// Features of a segment. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
-    /// `voicing` holds the six `SegmentVoicing.summary` values, appended after the 61 spectral ones and followed by
-    /// the 39 `SegmentShape` values.
-    func features(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
-                  hopSec: Double, voicing: [Float]) -> (SegmentFeatures, [Float]) {
-        let s = spectralSummaries(spectra: spectra, snrDb: snrDb, zcr: zcr, rawFlatness: rawFlatness, frames: frames,
-                                  hopSec: hopSec)
-        let v = s.values + voicing + SegmentShape.features(spectra: spectra, frames: frames, bands: Self.bands, hopSec: hopSec)
-        return (SegmentFeatures(values: v, durationSec: s.durationSec), s.signature)
-    }
-
-    /// The 61 spectral summaries that lead `SegmentFeatures` (all but the voicing and shape values; what the
-    /// `SegmentScreen` reads), the raw snore signature, and the duration.
+    /// The 61 spectral summaries that lead `SegmentFeatures` (all but the voicing and shape values, which
+    /// `SegmentExtractor` appends unless its `SegmentScreen` decides the segment from these), the raw snore
+    /// signature, and the duration. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
     func spectralSummaries(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
                            hopSec: Double) -> (values: [Float], signature: [Float], durationSec: Double) {
         let n = Self.bands

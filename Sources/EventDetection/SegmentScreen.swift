@@ -34,9 +34,8 @@ public struct SegmentScreen: Sendable {
         guard s.threshold.isFinite else { throw bad("threshold must be finite") }
         featureCount = s.features.count
         threshold = s.threshold
-        ensemble = try TreeEnsemble(baseline: s.baseline, trees: s.trees, temperature: 1,
-                                    featureCount: featureCount, path: path)
-        guard ensemble.classCount == 1 else { throw bad("needs one baseline score (none vs event)") }
+        ensemble = try TreeEnsemble(baseline: s.baseline, trees: s.trees, temperature: 1, featureCount: featureCount,
+                                    classCount: 1, path: path, stage: "screen: ")   // one score: none vs event
     }
 
     /// The committed model's screen (nil if the committed file has none).

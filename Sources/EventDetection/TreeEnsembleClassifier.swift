@@ -29,10 +29,8 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
             throw DetectionError.modelInvalid(path: path, reason: "kind \(file.kind ?? "(none)") is not gbt")
         }
         ensemble = try TreeEnsemble(baseline: file.baseline, trees: file.trees, temperature: file.temperature ?? 1,
-                                    featureCount: SegmentFeatures.count, path: path)
-        guard ensemble.classCount == ClassProbabilities.classes.count else {
-            throw DetectionError.modelInvalid(path: path, reason: "a tree model needs \(ClassProbabilities.classes.count) baseline scores")
-        }
+                                    featureCount: SegmentFeatures.count, classCount: ClassProbabilities.classes.count,
+                                    path: path)
     }
 
     /// Number of trees (rounds × classes).
@@ -75,14 +73,14 @@ struct TreeEnsemble: Sendable {
     let baseline: [Double]
     let temperature: Double
     let featureCount: Int
-    var classCount: Int { baseline.count }
 
-    init(baseline: [Double]?, trees: [ModelFile.Tree]?, temperature: Double, featureCount: Int, path: String) throws {
-        func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: why) }
-        guard let baseline, let trees, !baseline.isEmpty, baseline.allSatisfy(\.isFinite), !trees.isEmpty else {
-            throw bad("a tree model needs finite baseline scores (one per class) and trees")
+    /// `classCount` baseline scores and trees of classes below it; `stage` prefixes error messages (e.g. "screen: ").
+    init(baseline: [Double]?, trees: [ModelFile.Tree]?, temperature: Double, featureCount: Int, classCount classes: Int,
+         path: String, stage: String = "") throws {
+        func bad(_ why: String) -> DetectionError { .modelInvalid(path: path, reason: stage + why) }
+        guard let baseline, let trees, baseline.count == classes, baseline.allSatisfy(\.isFinite), !trees.isEmpty else {
+            throw bad("a tree model needs \(classes) finite baseline scores and trees")
         }
-        let classes = baseline.count
         guard temperature > 0, temperature.isFinite else { throw bad("temperature must be > 0") }
         var nodes: [PackedNode] = []
         var roots: [Int32] = []

@@ -155,7 +155,8 @@ import Testing
         let trees = (0..<43).map { RandomTree(depth: 1 + $0 % 9, features: 5, rng: &rng) }
         let files = trees.enumerated().map { ModelFile.Tree(class: $0.offset % 3, nodes: $0.element.text) }
         let baseline = [0.25, -0.5, 1.0]
-        let ensemble = try TreeEnsemble(baseline: baseline, trees: files, temperature: 1, featureCount: 5, path: "t")
+        let ensemble = try TreeEnsemble(baseline: baseline, trees: files, temperature: 1, featureCount: 5, classCount: 3,
+                                        path: "t")
         for _ in 0..<200 {
             let x = (0..<5).map { _ in Float(Int(rng.next() % 241) - 120) / 100 }
             var want = baseline

@@ -157,7 +157,7 @@ def main():
     its = D.items()
     if not args.analyze and not args.reuse_models:   # (--analyze runs the built-in model: nothing to fit)
         X, y, _, _, folds, _, weight = T.training_set(its)
-        screens = T.fold_screens(X, y, folds, weight)   # {} with DETECT_SCREEN_ROUNDS=0
+        screens, _ = T.fold_screens(X, y, folds, weight)   # {} with DETECT_SCREEN_ROUNDS=0
     committed = json.load(open(T.MODEL_PATH))
     context = T.CONTEXT and not args.no_context and not args.analyze and not args.reuse_models
     if context:

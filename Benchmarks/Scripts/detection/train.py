@@ -187,14 +187,16 @@ def screen_threshold(scores, y):
 
 def fold_screens(X, y, folds, weight):
     """Fold k's screen (fitted without fold k) and its threshold (from the out-of-fold scores of the other folds'
-    event segments, each scored by a screen that did not see it), for every fold; {} without a screen."""
+    event segments, each scored by a screen that did not see it), for every fold, and every row's out-of-fold
+    score; ({}, None) without a screen."""
     if not SCREEN:
-        return {}
+        return {}, None
     screens = {k: fit_screen(X[folds != k], y[folds != k], weight[folds != k]) for k in range(C.N_FOLDS)}
     oof = np.zeros(len(y))
     for k in range(C.N_FOLDS):
         oof[folds == k] = screen_scores(screens[k], X[folds == k])
-    return {k: dict(screens[k], threshold=screen_threshold(oof[folds != k], y[folds != k])) for k in range(C.N_FOLDS)}
+    return ({k: dict(screens[k], threshold=screen_threshold(oof[folds != k], y[folds != k])) for k in range(C.N_FOLDS)},
+            oof)
 
 
 def screened_rows(screens, X, folds):
@@ -471,10 +473,10 @@ def main():
     P = oof(temperature)
     print("temperature fitted on out-of-fold segments: %.2f" % temperature)
     report = {"model": args.model, "temperature": temperature, "copies": {}}
-    screens = fold_screens(X, y, seg_fold, weight)
+    screens, screen_oof = fold_screens(X, y, seg_fold, weight)
     if screens:
         # What the detector does: a segment its fold's screen decides none is none (the reports below include it).
-        screened = screened_rows(screens, X, seg_fold)
+        screened = screen_oof < np.array([screens[k]["threshold"] for k in range(C.N_FOLDS)])[seg_fold]
         called_event = (np.argmax(P, 1) > 0) & (P.max(1) >= MIN_PROBABILITY)
         wrongly = screened & (y > 0) & called_event
         P[screened] = SCREENED
@@ -585,10 +587,7 @@ def main():
         context_final = fit_context(CF, cy)
         out["context"] = context_section(context_final, context_temperature)
     if SCREEN:
-        oof_scores = np.zeros(len(y))
-        for k, scr in screens.items():
-            oof_scores[seg_fold == k] = screen_scores(scr, X[seg_fold == k])
-        screen_final = dict(fit_screen(X, y, weight), threshold=screen_threshold(oof_scores, y))
+        screen_final = dict(fit_screen(X, y, weight), threshold=screen_threshold(screen_oof, y))
         out["screen"] = screen_section(screen_final, D.segments(0)["names"])
     out.update({"temperature": temperature,
            "signature": {"mean": [r9(v) for v in sig_mean], "scale": [r9(v) for v in sig_scale]},
