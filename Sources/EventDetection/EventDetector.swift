@@ -57,7 +57,8 @@ public struct EventDetector: AnalysisConsumer {
             for (c, samples) in block.channels.enumerated() {
                 let i = ensureExtractor(c)
                 // In place (no copy of the extractor or its ring): `values[index]` mutates the dictionary's storage.
-                samples.withUnsafeBufferPointer { extractors.values[i].append(audio: $0, start: block.start) }
+                // The array form copies only the samples a segment can read (most of a night is not copied).
+                extractors.values[i].append(audio: samples, start: block.start)
             }
             return []
         case .features(let block):

@@ -64,6 +64,9 @@ public struct SegmentExtractor: Sendable {
     private var frame = [Float](repeating: 0, count: FeatureLayout.melCount)   // the denoised spectrum of a step
     /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
     private var ring = AudioRing()
+    /// Audio blocks handed over as arrays and not yet copied into `ring` (`append(audio:start:)` for arrays).
+    private var pendingAudio: [(start: SampleTime, samples: [Float])] = []
+    private var pendingCount = 0
     private let voicing = VoicingAnalyzer()
     private var echo = EchoTracker()
 
@@ -85,7 +88,44 @@ public struct SegmentExtractor: Sendable {
     /// feature block of the same samples (the engine's order), so a closing segment finds its audio in the ring.
     /// Without audio (features only) every voicing frame counts as unvoiced.
     public mutating func append(audio samples: UnsafeBufferPointer<Float>, start: SampleTime) {
+        copyPendingAudio(from: .min)
         ring.append(samples, at: start)
+    }
+
+    /// The same, holding the block instead of copying it (`AudioRing`).
+    ///
+    /// Holds the block (a reference, no copy) until the feature block of its samples is processed, and then copies
+    /// into the ring only what a segment can read: from half a voicing frame before a segment that is open or opens
+    /// (`VoicingAnalyzer.frameSpan`), and otherwise the block's tail that a segment opening at a later frame could
+    /// reach back to. Closing segments read exactly the samples the pointer form gives them (tested); most of a night
+    /// is never copied — copying every sample was ~3 % of an `analyze` run.
+    public mutating func append(audio samples: [Float], start: SampleTime) {
+        guard !samples.isEmpty else { return }
+        pendingAudio.append((start, samples))
+        pendingCount += samples.count
+        if pendingCount > ring.capacity { copyPendingAudio(from: .min) }   // audio without features: bounded
+    }
+
+    /// The earliest sample a segment whose first frame is centred at `centre` or later can read: its start is half a
+    /// hop before that centre, and a voicing frame reads at most half a `VoicingAnalyzer.frameSpan` before the start
+    /// (`SegmentVoicing.frames`); one hop more of margin.
+    private func earliestRead(firstCentre centre: SampleTime) -> SampleTime {
+        centre - SampleTime(hopLength + hopLength / 2 + VoicingAnalyzer.frameSpan / 2)
+    }
+
+    /// Copies the held samples at or after `time` into the ring, in order, and lets go of every held block. A copy
+    /// that does not continue the ring's samples starts a new stretch of it, so nothing skipped can be read.
+    private mutating func copyPendingAudio(from time: SampleTime) {
+        guard !pendingAudio.isEmpty else { return }
+        for block in pendingAudio {
+            let skip = time <= block.start ? 0 : Int(min(time - block.start, SampleTime(block.samples.count)))
+            guard skip < block.samples.count else { continue }
+            block.samples.withUnsafeBufferPointer {
+                ring.append(UnsafeBufferPointer(rebasing: $0[skip...]), at: block.start + SampleTime(skip))
+            }
+        }
+        pendingAudio.removeAll(keepingCapacity: true)
+        pendingCount = 0
     }
 
     private var hopSec: Double { Double(hopLength) / Double(AnalysisClock.sampleRate) }
@@ -98,6 +138,13 @@ public struct SegmentExtractor: Sendable {
             floor = MelNoiseFloor(bands: FeatureLayout.melCount, hopSec: hopSec, configuration: configuration)
         }
         var out: [CandidateSegment] = []
+        if case .open = state { copyPendingAudio(from: .min) }   // the open segment goes on into these samples
+        defer {
+            // No segment opened: keep only what one opening at a later frame could read.
+            if block.count > 0 {
+                copyPendingAudio(from: earliestRead(firstCentre: block.start + SampleTime(block.count * block.hopLength)))
+            }
+        }
         let bridge = Int((configuration.bridgeGapSec / hopSec).rounded())
         let maxFrames = Int((configuration.maxSegmentSec / hopSec).rounded())
         block.values.withUnsafeBufferPointer { values in
@@ -116,6 +163,7 @@ public struct SegmentExtractor: Sendable {
                             rawFlatness: values[i * FeatureLayout.stride + FeatureLayout.spectralFlatness])
                 switch state {
                 case .idle:
+                    copyPendingAudio(from: earliestRead(firstCentre: centre))   // before anything reads the ring
                     state = .open(start: centre, lastActive: 0, peak: frameSNR)
                 case .open(let start, let lastActive, let peak):
                     let index = frameCentres.count - 1
@@ -145,6 +193,7 @@ public struct SegmentExtractor: Sendable {
 
     /// Closes any open segment (end of audio, or a gap in the timeline) and restarts the noise floor.
     public mutating func flush() -> [CandidateSegment] {
+        copyPendingAudio(from: .min)
         var out: [CandidateSegment] = []
         if case .open(_, let lastActive, _) = state, let s = close(frames: lastActive + 1) { out.append(s) }
         state = .idle

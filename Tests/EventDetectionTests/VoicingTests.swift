@@ -121,7 +121,7 @@ private extension Double { var float: Float { Float(self) } }
 
     /// Feeds audio (in blocks of `audioBlock` samples) and synthetic mel frames in the engine's order:
     /// every sample a feature frame needs (its centre + 512) arrives before that frame's feature block.
-    func segments(audio: [Float], rows: [[Float]], audioBlock: Int) throws -> [CandidateSegment] {
+    func segments(audio: [Float], rows: [[Float]], audioBlock: Int, held: Bool = false) throws -> [CandidateSegment] {
         var x = try SegmentExtractor()
         var out: [CandidateSegment] = []
         var fed = 0
@@ -130,7 +130,11 @@ private extension Double { var float: Float { Float(self) } }
                 let needed = min(all.count, Int(b.start) + b.count * b.hopLength + 512)
                 while fed < needed {
                     let n = min(audioBlock, all.count - fed)
-                    x.append(audio: UnsafeBufferPointer(rebasing: all[fed..<(fed + n)]), start: SampleTime(fed))
+                    if held {
+                        x.append(audio: Array(all[fed..<(fed + n)]), start: SampleTime(fed))
+                    } else {
+                        x.append(audio: UnsafeBufferPointer(rebasing: all[fed..<(fed + n)]), start: SampleTime(fed))
+                    }
                     fed += n
                 }
                 out += x.process(b)
@@ -153,6 +157,32 @@ private extension Double { var float: Float { Float(self) } }
         for size in [1, 777] {
             let other = try segments(audio: audio, rows: rows, audioBlock: size)
             #expect(other.map(\.features) == reference.map(\.features), "block size \(size)")
+        }
+    }
+
+    /// Audio handed over as arrays is copied into the ring only where a segment can read it (quiet stretches are
+    /// not copied); the features must be exactly those of the copy-everything form — also for segments that open
+    /// at the first frame of a feature block (3.2 s, 6.4 s: blocks of 100 frames) and for every audio block size.
+    @Test func heldAudioGivesTheSameFeaturesAsCopiedAudio() throws {
+        let bg = TestSignals.background(1e-4)
+        let shape = TestSignals.snorerShape(peaks: [5, 12], level: 1e-2)
+        let spans: [(Double, Double)] = [(1.0, 1.6), (3.2, 3.45), (6.4, 7.2), (8.1, 8.4), (12.8, 13.5)]
+        let rows = TestSignals.frames(seconds: 15, background: bg, events: spans.map { ($0.0, $0.1, shape) })
+        var audio = VoicingSignals.noise(seconds: 15, amplitude: 0.002)
+        for (k, (a, b)) in spans.enumerated() {
+            let tone = VoicingSignals.tone(f0: 110 + 20 * Double(k), seconds: b - a + 0.1)
+            let from = Int((a - 0.05) * 16_000)
+            for i in tone.indices { audio[from + i] += tone[i] }
+        }
+        let reference = try segments(audio: audio, rows: rows, audioBlock: 16_384)
+        #expect(reference.count == spans.count)
+        let voiced = SegmentFeatures.names.firstIndex(of: "voiced_share")!
+        #expect(reference.allSatisfy { $0.features.values[voiced] > 0.5 })
+        for size in [16_384, 4_000, 777, 50] {
+            let held = try segments(audio: audio, rows: rows, audioBlock: size, held: true)
+            let differing = zip(held, reference).filter { $0.features != $1.features }.map { String(describing: $0.1.start) }
+            #expect(held.count == reference.count && differing.isEmpty,
+                    "block size \(size): \(held.count) segments, different features at \(differing)")
         }
     }
 
