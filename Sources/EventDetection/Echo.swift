@@ -18,7 +18,7 @@ import SleepCycleBus
 /// a clock's first ticks have no past to echo, but a future.
 ///
 /// `enum State`: the ring (fixed size), its write position, the last frame's log power and the newest frame's
-/// centre; `line` is reused scratch (no allocation per frame or per segment).
+/// centre; `line` and `correlations` are reused scratch (no allocation per frame or per segment).
 struct EchoTracker: Sendable {
     /// 20.5 s at 32 ms: a segment (≤ 5 s) and the context stage's 10-s look-ahead after it, for `strength(after:)`.
     static let capacity = 640
@@ -30,7 +30,14 @@ struct EchoTracker: Sendable {
     private var lastLevel: Float? = nil
     /// The newest frame's centre (for `strength(after:)`).
     private var newestCentre: SampleTime = 0
-    private var line = [Float](repeating: 0, count: capacity)
+    /// The highest lag the search reads (three times the longest period, plus two frames).
+    static let highestLag = 3 * lags.upperBound + 2
+    /// `line` has this many spare values on either side: the eight-lag passes read up to seven frames past the
+    /// lags they keep.
+    static let pad = 8
+    private var line = [Float](repeating: 0, count: pad + capacity + pad)
+    /// `correlations[lag]`: the segment's correlation with its copy `lag` frames away (scratch of `correlate`).
+    private var correlations = [Float](repeating: 0, count: highestLag + 1)
 
     /// A frame's total (mel) power, centred at `centre`.
     mutating func append(power: Float, centre: SampleTime) {
@@ -64,34 +71,62 @@ struct EchoTracker: Sendable {
     }
 
     /// The best `min(r₁, r₂, r₃)` over the periods, the copies `direction` (1: earlier, −1: later) periods away.
+    ///
+    /// Every correlation the search can ask for (lags 10 … 3·62 + 2) is computed first, eight lags side by side (one
+    /// SIMD lane per lag, each summing its own products in frame order: the same values as one lag at a time), then
+    /// the search reads them; the envelope is unrolled into `line` without a division per frame.
     private mutating func correlate(firstFrameBack back: Int, span n: Int, direction: Int) -> Float {
         let depth = direction > 0 ? back + 3 * Self.lags.upperBound + 3 : back + 1
-        // `line[k]` = the envelope `k` frames before the newest frame.
-        for k in 0..<depth { line[k] = ring[(position - 1 - k + 2 * Self.capacity) % Self.capacity] }
+        let pad = Self.pad
+        // `line[pad + k]` = the envelope `k` frames before the newest frame.
+        ring.withUnsafeBufferPointer { ring in
+            line.withUnsafeMutableBufferPointer { line in
+                var i = position == 0 ? Self.capacity - 1 : position - 1
+                for k in 0..<depth {
+                    line[pad + k] = ring[i]
+                    i = i == 0 ? Self.capacity - 1 : i - 1
+                }
+            }
+        }
+        let lowest = Self.lags.lowerBound, highest = Self.highestLag
         return line.withUnsafeBufferPointer { e in
-            let x = e.baseAddress! + (back - n + 1)      // the segment's span, newest frame first
+            let x = e.baseAddress! + pad + (back - n + 1)      // the segment's span, newest frame first
             var sx: Float = 0, sxx: Float = 0
             for j in 0..<n { sx += x[j]; sxx += x[j] * x[j] }
             let m = Float(n), vx = sxx - sx * sx / m
             guard vx > 1e-6 else { return 0 }
-            func r(_ lag: Int) -> Float {
-                let y = x + direction * lag
-                var sy: Float = 0, syy: Float = 0, sxy: Float = 0
-                for j in 0..<n { sy += y[j]; syy += y[j] * y[j]; sxy += x[j] * y[j] }
-                let vy = syy - sy * sy / m
-                return vy > 1e-6 ? (sxy - sx * sy / m) / (vx * vy).squareRoot() : 0
+            return correlations.withUnsafeMutableBufferPointer { rAt in
+                // Lanes: lags `first … first + 7`; read ascending in memory, so lane L is lag first + L when the
+                // copies are earlier (further into `line`) and lag first + 7 − L when they are later. Lanes past
+                // `highest` read the padding and are not kept.
+                var first = lowest
+                while first <= highest {
+                    let y0 = direction > 0 ? x + first : x - (first + 7)
+                    var sy = SIMD8<Float>(repeating: 0), syy = sy, sxy = sy
+                    for j in 0..<n {
+                        let y = UnsafeRawPointer(y0 + j).loadUnaligned(as: SIMD8<Float>.self)
+                        sy += y; syy += y * y; sxy += SIMD8(repeating: x[j]) * y
+                    }
+                    let vy = syy - sy * sy / m
+                    let r = (sxy - SIMD8(repeating: sx) * sy / m) / (SIMD8(repeating: vx) * vy).squareRoot()
+                    for lane in 0..<8 {
+                        let lag = direction > 0 ? first + lane : first + 7 - lane
+                        if lag <= highest { rAt[lag] = vy[lane] > 1e-6 ? r[lane] : 0 }
+                    }
+                    first += 8
+                }
+                var best: Float = 0
+                for lag in Self.lags {
+                    let one = rAt[lag]
+                    guard one > best else { continue }
+                    let two = max(rAt[2 * lag - 1], rAt[2 * lag], rAt[2 * lag + 1])
+                    guard two > best else { continue }
+                    var three: Float = -1
+                    for d in -2...2 { three = max(three, rAt[3 * lag + d]) }
+                    best = max(best, min(one, two, three))
+                }
+                return best
             }
-            var best: Float = 0
-            for lag in Self.lags {
-                let one = r(lag)
-                guard one > best else { continue }
-                let two = max(r(2 * lag - 1), r(2 * lag), r(2 * lag + 1))
-                guard two > best else { continue }
-                var three: Float = -1
-                for d in -2...2 { three = max(three, r(3 * lag + d)) }
-                best = max(best, min(one, two, three))
-            }
-            return best
         }
     }
 }
