@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What detection adds to `sleepcycle analyze`: CPU time, wall time and peak memory with and without the detector.
 
-    python3 Benchmarks/Scripts/detection/cost.py [--runs 7] [--binary PATH ...] [--folds 0] [--minutes 30]
+    python3 Benchmarks/Scripts/detection/cost.py [--runs 7] [--binary PATH ...] [--folds 0] [--minutes 30] [--rate 48000]
 
 The nights are the standard evaluation nights of `evaluate_nights.py` (fold k, set 0: two mixed nights, the
 no-snore night and the quiet night, 30 min each; built once and cached in $DETECT_WORK, written as 16-bit WAV under
@@ -19,10 +19,12 @@ across sessions (absolute times on shared machines are noisy).
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
+import math
 import subprocess
 
 import numpy as np
 import soundfile as sf
+from scipy.signal import resample_poly
 
 import common as C
 import dataset as D
@@ -52,26 +54,43 @@ def main():
                     help="also measure one long night: every night of sets 0..N-1 of the first fold, end to end "
                          "(3 sets: 6 h, a night's length, where the model's ~15-ms load is paid once); 0 = none")
     ap.add_argument("--long-only", action="store_true", help="only the long night")
+    ap.add_argument("--rate", type=int, default=C.SR,
+                    help="write the nights at this sample rate (e.g. 48000, as phones and USB microphones record: "
+                         "analyze then resamples to 16 kHz as it does for a real recording); default 16000")
     args = ap.parse_args()
     binaries = args.binary or [C.default_binary()[0]]
     its = D.items()
     out_dir = os.path.join(C.WORK, "cost")
     os.makedirs(out_dir, exist_ok=True)
+    rate = args.rate
+    suffix = "" if rate == C.SR else "-%dhz" % rate
+
+    def write(path, parts):
+        """16-bit WAV of the 16-kHz pieces `parts`, end to end, resampled to `rate` piece by piece (the 6-h night
+        at 48 kHz does not fit in memory as floats)."""
+        def body(tmp):
+            with sf.SoundFile(tmp, "w", samplerate=rate, channels=1, subtype="PCM_16", format="WAV") as f:
+                for x in parts:
+                    if rate != C.SR:
+                        g = math.gcd(rate, C.SR)
+                        x = resample_poly(x, rate // g, C.SR // g).astype(np.float32)
+                    f.write(np.clip(x, -1, 1))
+        C.write_atomically(path, body)
+
     nights = []
     for k in args.folds:
         for j, (kind, x, _) in enumerate(E.fold_nights(its, k, args.minutes)):
-            path = os.path.join(out_dir, "fold%d-%d-%s-%gmin.wav" % (k, j, kind, args.minutes))
+            path = os.path.join(out_dir, "fold%d-%d-%s-%gmin%s.wav" % (k, j, kind, args.minutes, suffix))
             if not os.path.exists(path):
-                C.write_atomically(path, lambda tmp: sf.write(tmp, x, C.SR, subtype="PCM_16", format="WAV"))
+                write(path, [x])
             if not args.long_only:
                 nights.append((path, kind))
     if args.long_night_sets > 0:
         k = args.folds[0]
-        path = os.path.join(out_dir, "fold%d-sets0-%d-%gmin-end-to-end.wav" % (k, args.long_night_sets - 1,
-                                                                             args.minutes))
+        path = os.path.join(out_dir, "fold%d-sets0-%d-%gmin-end-to-end%s.wav" % (k, args.long_night_sets - 1,
+                                                                               args.minutes, suffix))
         if not os.path.exists(path):
-            x = np.concatenate([n[1] for s in range(args.long_night_sets) for n in E.fold_nights(its, k, args.minutes, s)])
-            C.write_atomically(path, lambda tmp: sf.write(tmp, x, C.SR, subtype="PCM_16", format="WAV"))
+            write(path, (n[1] for s in range(args.long_night_sets) for n in E.fold_nights(its, k, args.minutes, s)))
         nights.append((path, "long"))
     print("machine: %d cores, load %s; %d runs each, interleaved" % (
         os.cpu_count(), " ".join(open("/proc/loadavg").read().split()[:3]), args.runs))
