@@ -62,6 +62,7 @@ public struct SegmentExtractor: Sendable {
     private let groups: [Range<Int>]
     private var power = [Float](repeating: 0, count: FeatureLayout.melCount)
     private var frame = [Float](repeating: 0, count: FeatureLayout.melCount)   // the denoised spectrum of a step
+    private var levelsDb: [Float] = []   // the closing segment's levels in dB (`spectralSummaries`; reused)
     /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
     private var ring = AudioRing()
     /// Audio blocks handed over as arrays and not yet copied into `ring` (`append(audio:start:)` for arrays).
@@ -263,7 +264,7 @@ public struct SegmentExtractor: Sendable {
             let half = SampleTime(hopLength / 2)
             let start = max(0, frameCentres[0] - half), end = frameCentres[frames - 1] + half
             let spectral = extractor.spectralSummaries(spectra: spectra, snrDb: snr, zcr: zcr, rawFlatness: rawFlatness,
-                                                       frames: frames, hopSec: hopSec)
+                                                       frames: frames, hopSec: hopSec, levelsDb: &levelsDb)
             var values = spectral.values
             let screened = screen.map { s in values.withUnsafeBufferPointer { s.isPlainlyNone($0) } } ?? false
             if screened {
@@ -273,13 +274,13 @@ public struct SegmentExtractor: Sendable {
                 let pitch = SegmentVoicing.frames(voicing, ring: ring, start: start, end: end)
                 values += SegmentVoicing.summary(pitch, durationSec: spectral.durationSec)
                 values += SegmentShape.features(spectra: spectra, frames: frames, bands: FeatureLayout.melCount,
-                                                hopSec: hopSec)
+                                                hopSec: hopSec, levelsDb: levelsDb)
             }
             result = CandidateSegment(channel: channel, start: start, end: end,
                                       features: SegmentFeatures(values: values, durationSec: spectral.durationSec),
                                       rawSignature: spectral.signature,
                                       echo: echo.strength(firstFrameBack: frameCentres.count - 1), screened: screened)
-            if keepsSpectra { result?.spectraDb = spectra.prefix(frames * FeatureLayout.melCount).map { 10 * log10f($0) } }
+            if keepsSpectra { result?.spectraDb = Array(levelsDb.prefix(frames * FeatureLayout.melCount)) }
         }
         // Frames after the segment (a bridged tail) are dropped; an at-max cut continues with a fresh segment.
         state = .idle

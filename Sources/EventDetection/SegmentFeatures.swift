@@ -63,6 +63,8 @@ public struct SegmentFeatures: Sendable, Hashable {
 ///   (FeatureLayout columns, librosa definitions; level-invariant but not noise-subtracted).
 struct SegmentFeatureExtractor: Sendable {
     static let bands = FeatureLayout.melCount
+    /// Decibels per neper of power, `10 / ln 10`: `ln S = L / dbPerNeper`.
+    static let dbPerNeper = 10 / log(10.0)
     /// How many values `spectralSummaries` gives (they lead `SegmentFeatures`).
     static let spectralCount = 61
     let centresKHz: [Float]      // mel band centres (Slaney scale)
@@ -108,14 +110,16 @@ struct SegmentFeatureExtractor: Sendable {
     /// The 61 spectral summaries that lead `SegmentFeatures` (all but the voicing and shape values, which
     /// `SegmentExtractor` appends unless its `SegmentScreen` decides the segment from these), the raw snore
     /// signature, and the duration. `spectra` holds `frames × 40` noise-subtracted mel powers, `snrDb` the frame SNRs.
+    ///
+    /// `levelsDb` receives every frame's `L_b = 10 log10 S_b` (`frames × 40`, the values the cepstrum is taken of),
+    /// for `SegmentShape` and the developer tools: each logarithm is taken once per segment.
     func spectralSummaries(spectra: [Float], snrDb: [Float], zcr: [Float], rawFlatness: [Float], frames: Int,
-                           hopSec: Double) -> (values: [Float], signature: [Float], durationSec: Double) {
+                           hopSec: Double, levelsDb: inout [Float]) -> (values: [Float], signature: [Float], durationSec: Double) {
         let n = Self.bands
         var cepSum = [Double](repeating: 0, count: 12)
         var cepSq = [Double](repeating: 0, count: 12)
         var cepDelta = [Double](repeating: 0, count: 12)
         var prevCep = [Float](repeating: 0, count: 12)
-        var logS = [Float](repeating: 0, count: n)
         var centroidSum = 0.0, centroidSq = 0.0, spreadSum = 0.0, flatSum = 0.0, rollSum = 0.0, tiltSum = 0.0
         var groupEnergy = [Double](repeating: 0, count: 5)
         var envelope = [Float](repeating: 0, count: frames)
@@ -132,26 +136,23 @@ struct SegmentFeatureExtractor: Sendable {
         // products run side by side (`dctByBand`, one lane per coefficient: the same products and sums per lane).
         // The 85 % roll-off reuses the running `total` (the same partial sums a second loop would form).
         var prefix = [Double](repeating: 0, count: n)
-        var lnS = [Double](repeating: 0, count: n)
+        if levelsDb.count < frames * n { levelsDb = [Float](repeating: 0, count: frames * n) }
         let lowEnd = lowBandEnd
         spectra.withUnsafeBufferPointer { spectra in
         centresKHz.withUnsafeBufferPointer { centresKHz in
         groupRanges.withUnsafeBufferPointer { groupRanges in
         dctByBand.withUnsafeBufferPointer { dctByBand in
         tiltWeights.withUnsafeBufferPointer { tiltWeights in
-        logS.withUnsafeMutableBufferPointer { logS in
+        levelsDb.withUnsafeMutableBufferPointer { levels in
         prefix.withUnsafeMutableBufferPointer { prefix in
-        lnS.withUnsafeMutableBufferPointer { lnS in
         groupEnergy.withUnsafeMutableBufferPointer { groupEnergy in
             for t in 0..<frames {
                 let base = t * n
-                var total = 0.0, weighted = 0.0, logSum = 0.0, low = 0.0, high = 0.0, tilt = 0.0
+                var total = 0.0, weighted = 0.0, levelSum = 0.0, low = 0.0, high = 0.0, tilt = 0.0
                 var acc = SIMD16<Float>(repeating: 0)
                 // The logarithms first (library calls: no accumulator has to live across them).
-                for b in 0..<n {
-                    logS[b] = 10 * log10f(spectra[base + b])
-                    lnS[b] = log(Double(spectra[base + b]))
-                }
+                let logS = UnsafeMutableBufferPointer(rebasing: levels[base..<(base + n)])
+                for b in 0..<n { logS[b] = 10 * log10f(spectra[base + b]) }
                 // Band by band within each fraction group (the groups tile the bands in ascending order), so the
                 // group's running energy stays in a register.
                 for g in 0..<groupRanges.count {
@@ -163,7 +164,7 @@ struct SegmentFeatureExtractor: Sendable {
                         prefix[b] = total
                         weighted += s * Double(centresKHz[b])
                         let l = logS[b]
-                        logSum += lnS[b]
+                        levelSum += Double(l)
                         energy += s
                         if b < lowEnd { low += s } else { high += s }
                         tilt += tiltWeights[b] * Double(l)
@@ -185,7 +186,8 @@ struct SegmentFeatureExtractor: Sendable {
                 peakiness += peak / 14
                 centroidSum += centroid; centroidSq += centroid * centroid
                 spreadSum += (spreadAcc / total).squareRoot()
-                flatSum += exp(logSum / Double(n)) / (total / Double(n))
+                // Geometric over arithmetic mean: exp(mean ln S), with ln S = L / (10 / ln 10).
+                flatSum += exp(levelSum / Double(n) / Self.dbPerNeper) / (total / Double(n))
                 rollSum += roll
                 tiltSum += tilt / idxVar
                 envelope[t] = Float(10 * log10(total))
@@ -198,7 +200,6 @@ struct SegmentFeatureExtractor: Sendable {
                     prevCep[k] = c
                 }
             }
-        }
         }
         }
         }

@@ -44,8 +44,11 @@ enum SegmentShape {
     private static let table256 = DFTTable(length: 256)
 
     /// The 39 values for `frames` frames of `spectra` (`frames × bands` denoised mel powers, all > 0).
-    static func features(spectra: [Float], frames: Int, bands: Int, hopSec: Double) -> [Float] {
+    /// `levelsDb`, if given, must hold `10 log10f S` of the same frames (`SegmentFeatureExtractor.spectralSummaries`
+    /// leaves them), so no logarithm is taken twice; the values are the same either way.
+    static func features(spectra: [Float], frames: Int, bands: Int, hopSec: Double, levelsDb: [Float]? = nil) -> [Float] {
         precondition(bands == groupCount * 5 && frames >= 1 && spectra.count >= frames * bands)
+        precondition(levelsDb.map { $0.count >= frames * bands } ?? true, "levelsDb must hold every frame's levels")
         let t = frames
         var groups = [Double](repeating: 0, count: t * groupCount)    // G_{g,t}, frame-major
         var envelope = [Double](repeating: 0, count: t)                // 10 log10 Σ G
@@ -54,7 +57,11 @@ enum SegmentShape {
         var previousDb = [Double](repeating: 0, count: bands), currentDb = previousDb   // L of the last two frames
         spectra.withUnsafeBufferPointer { s in
             for f in 0..<t {
-                for b in 0..<bands { currentDb[b] = 10 * log10(Double(s[f * bands + b])) }
+                if let levelsDb {
+                    for b in 0..<bands { currentDb[b] = Double(levelsDb[f * bands + b]) }
+                } else {
+                    for b in 0..<bands { currentDb[b] = Double(10 * log10f(s[f * bands + b])) }
+                }
                 var total = 0.0, weighted = 0.0
                 for g in 0..<groupCount {
                     var e = 0.0

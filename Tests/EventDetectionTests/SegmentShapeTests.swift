@@ -27,6 +27,18 @@ import Testing
         #expect(SegmentShape.features(spectra: s, frames: 40, bands: Self.bands, hopSec: Self.hop).count == 39)
     }
 
+    /// The extractor hands the shape the levels the spectral summaries already took (no second logarithm); the values
+    /// are exactly those computed from the spectra.
+    @Test func precomputedLevelsGiveTheSameValues() {
+        let s = Self.spectrogram(frames: 50, levelDb: { t in -30 + 20 * sin(Double(t) / 5) },
+                                 band: { t, b in 1 + Double((b + t) % 7) })
+        let levels = s.map { 10 * log10f($0) }
+        let a = SegmentShape.features(spectra: s, frames: 50, bands: Self.bands, hopSec: Self.hop)
+        let b = SegmentShape.features(spectra: s, frames: 50, bands: Self.bands, hopSec: Self.hop, levelsDb: levels)
+        #expect(a == b)
+        #expect(Self.value(a, "flux_rise_mean_db") > 0)
+    }
+
     @Test func aSteadySoundHasTheSameImageInEveryThirdAndNoChange() {
         let s = Self.spectrogram(frames: 48, levelDb: { _ in -20 }, band: { _, b in exp(-Double(b) / 8) })
         let v = SegmentShape.features(spectra: s, frames: 48, bands: Self.bands, hopSec: Self.hop)
