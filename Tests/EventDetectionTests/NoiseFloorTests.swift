@@ -10,13 +10,14 @@ import Testing
         var smoothed: [Float], currentMin: [Float], pastMin: [Float], floor: [Float]
         var past: [[Float]] = [], ring = 0, framesInSub = 0, started = false
 
-        init(bands: Int, hopSec: Double, configuration c: DetectorConfiguration) {
-            self.bands = bands
-            alpha = Float(exp(-hopSec / c.floorSmoothingSec))
-            subWindowFrames = max(1, Int((c.floorSubWindowSec / hopSec).rounded()))
-            subWindows = c.floorSubWindows
-            bias = c.floorBias
-            absoluteFloor = c.absoluteFloorPower
+        /// Same parameters as `model` (their derivation from the configuration is not what is tested here).
+        init(parametersOf model: MelNoiseFloor) {
+            bands = model.bands
+            alpha = model.alpha
+            subWindowFrames = model.subWindowFrames
+            subWindows = model.subWindows
+            bias = model.bias
+            absoluteFloor = model.absoluteFloor
             smoothed = [Float](repeating: 0, count: bands)
             currentMin = [Float](repeating: .infinity, count: bands)
             pastMin = currentMin
@@ -42,7 +43,7 @@ import Testing
         for bands in [40, 13] {       // 13: a remainder after the eight-band steps
             let hop = 512.0 / 16_000
             var floor = MelNoiseFloor(bands: bands, hopSec: hop, configuration: .default)
-            var reference = Reference(bands: bands, hopSec: hop, configuration: .default)
+            var reference = Reference(parametersOf: floor)
             var state: UInt64 = 42
             func next() -> Float {
                 state = state &* 6364136223846793005 &+ 1442695040888963407
