@@ -67,7 +67,6 @@ public struct SegmentExtractor: Sendable {
     private var ring = AudioRing()
     /// Audio blocks handed over as arrays and not yet copied into `ring` (`append(audio:start:)` for arrays).
     private var pendingAudio: [(start: SampleTime, samples: [Float])] = []
-    private var pendingCount = 0
     private let voicing = VoicingAnalyzer()
     private var echo = EchoTracker()
 
@@ -104,8 +103,8 @@ public struct SegmentExtractor: Sendable {
     public mutating func append(audio samples: [Float], start: SampleTime) {
         guard !samples.isEmpty else { return }
         pendingAudio.append((start, samples))
-        pendingCount += samples.count
-        if pendingCount > ring.capacity { copyPendingAudio(from: .min) }   // audio without features: bounded
+        // Audio without features (a caller that never sends them): held no longer than the ring could hold it.
+        if pendingAudio.reduce(0, { $0 + $1.samples.count }) > ring.capacity { copyPendingAudio(from: .min) }
     }
 
     /// The earliest sample a segment whose first frame is centred at `centre` or later can read: its start is half a
@@ -127,7 +126,6 @@ public struct SegmentExtractor: Sendable {
             }
         }
         pendingAudio.removeAll(keepingCapacity: true)
-        pendingCount = 0
     }
 
     private var hopSec: Double { Double(hopLength) / Double(AnalysisClock.sampleRate) }
