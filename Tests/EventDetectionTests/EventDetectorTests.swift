@@ -65,12 +65,14 @@ import SleepCycleDSP
         #expect(ended(try run(apart, classifier: .always(.talking, 0.8))).count == 2)
     }
 
-    @Test func coughEventsNeedTheirOwnHigherProbability() throws {
+    @Test func coughAndTalkingEventsNeedTheirOwnHigherProbability() throws {
         let rows = TestSignals.frames(seconds: 30, background: bg, events: [(5, 5.6, loud), (15, 15.6, loud)])
-        // Default: coughs need 0.7 as finished events, talking 0.5.
+        // Default: coughs need 0.7 as finished events, talking 0.6, the others 0.5.
         #expect(ended(try run(rows, classifier: .always(.coughing, 0.65))).isEmpty)
         #expect(ended(try run(rows, classifier: .always(.coughing, 0.75))).count == 2)
+        #expect(ended(try run(rows, classifier: .always(.talking, 0.55))).isEmpty)
         #expect(ended(try run(rows, classifier: .always(.talking, 0.65))).count == 2)
+        #expect(ended(try run(rows, classifier: .always(.movement, 0.55))).count == 2)
         var config = DetectorConfiguration.default
         config.minEventProbability = [:]
         #expect(ended(try run(rows, classifier: .always(.coughing, 0.65), configuration: config)).count == 2)
