@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // SHA-1 for name-based session ids now; AES-GCM for encrypted clips and wearable data later.
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // System libraries (thin wrappers; apt providers name the Debian packages).
@@ -23,6 +25,9 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // Only what Swift cannot import from ALSA (macros, the variadic error handler).
         .target(name: "CALSAShim", linkerSettings: [.linkedLibrary("asound")]),
+
+        // Text formats and file access every layer shares: ISO 8601 times, CSV, durations, raw file names.
+        .target(name: "SleepCycleFormats"),
 
         // Pure computation: FFT plans, framing, features, resampling, envelopes, signatures.
         .target(name: "SleepCycleDSP", dependencies: ["CFFTW"],
@@ -43,24 +48,27 @@ let package = Package(
         .target(name: "EventDetection", dependencies: ["SleepCycleBus", "SleepCycleDSP"],
                 resources: [.copy("Resources")]),
         .target(name: "Breathing", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
-        .target(name: "Staging", dependencies: ["SleepCycleBus"], resources: [.copy("Resources")]),
+        .target(name: "Staging", dependencies: ["SleepCycleBus", "SleepCycleFormats"], resources: [.copy("Resources")]),
         .target(name: "SleepStatistics", dependencies: ["SleepCycleBus"]),
         .target(name: "SmartAlarm", dependencies: ["SleepCycleBus"]),
 
         // The engine: sessions, data-source lifecycle, results.
         .target(name: "SleepCycle", dependencies: [
-            "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP",
+            "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats",
             "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "sleepcycle", dependencies: [
-            "SleepCycle",
+            "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
+            "EventDetection", "Breathing", "Staging", "SmartAlarm",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "SleepCycleDSPTests", dependencies: ["SleepCycleDSP"]),
         .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio"]),
         .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus"]),
+        .testTarget(name: "SleepCycleFormatsTests", dependencies: ["SleepCycleFormats"]),
         .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth"]),
         .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),

@@ -3,10 +3,9 @@ import SleepCycleBus
 import SleepCycleDSP
 
 extension BreathingRateEstimator {
-    /// Runs the estimator over a whole in-memory signal, exactly as the engine's pipeline does: for each
-    /// block of `blockSize` samples an `.audio` event then, per channel, the `.features` of the frames it
-    /// completed (`FeatureAnalyzer`, frame 1024 / hop 512); at the end the remaining frames and
-    /// `.sessionEnding`. For evaluation tools and tests.
+    /// Runs the estimator over a whole in-memory signal, fed by `AnalysisFeeder` exactly as the engine's pipeline
+    /// feeds it (blocks of `blockSize` samples; `FeatureAnalyzer` frame 1024 / hop 512). For evaluation tools and
+    /// tests.
     ///
     /// - Parameters:
     ///   - channels: 16 kHz samples, one array per channel (1 or 2), all the same length.
@@ -40,22 +39,14 @@ extension BreathingRateEstimator {
         let analyzers = configuration.envelopeSource == .features
             ? channels.indices.compactMap { try? FeatureAnalyzer(frameLength: 1024, hopLength: 512, channel: $0) }
             : []
+        let feeder = AnalysisFeeder(extractors: analyzers) { step($0) }
         var start = 0
         while start < length {
             let end = min(length, start + blockSize)
-            let block = AudioBlock(start: SampleTime(start), channels: channels.map { Array($0[start..<end]) })
-            step((.audio(block)))
-            for (c, analyzer) in analyzers.enumerated() {
-                if let features = block.channels[c].withUnsafeBufferPointer({ analyzer.process($0) }) {
-                    step((.features(features)))
-                }
-            }
+            feeder.audio(AudioBlock(start: SampleTime(start), channels: channels.map { Array($0[start..<end]) }))
             start = end
         }
-        for analyzer in analyzers {
-            if let features = analyzer.finish() { step((.features(features))) }
-        }
-        step((.sessionEnding(at: SampleTime(length))))
+        feeder.end()
         return (estimates, trace, Double(ticks) / Double(CLOCKS_PER_SEC))
     }
 }

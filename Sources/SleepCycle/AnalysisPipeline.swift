@@ -13,20 +13,22 @@ public final class AnalysisPipeline {
     public let format: SourceFormat
     public let sourcePath: String
     public let options: PipelineOptions
-    public let bus = EventBus()
+    public let bus: EventBus
     /// Names of the consumers on the bus, in order.
     public let consumerNames: [String]
     public let capabilities: Set<SleepAnalysisFeature>
 
-    private var extractors: [any StreamingFeatureExtractor] = []
+    private let feeder: AnalysisFeeder
     private let collector: ResultCollector
     private let observers: SessionObservers?
-    private var sideInputs: [AnalysisEvent]
-    private var sideIndex = 0
+    /// Side inputs per kind: how many were given and how many lie before the session start (not published).
+    private var sideInputTotals: [SideInputKind: Int] = [:]
+    private var sideInputsBefore: [SideInputKind: Int] = [:]
+    /// Warnings gathered during the session (the source's are added by the caller).
+    public private(set) var warnings: [AnalysisWarning] = []
     /// Where the next read is expected on the timeline.
-    public private(set) var position: SampleTime = 0
+    public var position: SampleTime { feeder.position }
     private var started = false
-    private var ended = false
 
     /// - Parameters:
     ///   - info: the session (id, clock, source rate / channels).
@@ -42,9 +44,13 @@ public final class AnalysisPipeline {
         self.options = options
         self.observers = observers
         let channels = max(1, format.analysisChannelCount)
+        var extractors: [any StreamingFeatureExtractor] = []
         if let factory = options.featureExtractor ?? PipelineBuilder.defaultFeatureExtractor {
             extractors = try (0..<channels).map { try factory($0, options.frameLength, options.hopLength) }
         }
+        let bus = EventBus()
+        self.bus = bus
+        feeder = AnalysisFeeder(extractors: extractors) { bus.publish($0) }
         let context = PipelineContext(info: info, channelCount: channels, options: options)
         let registrations = try PipelineBuilder.consumers(for: context)
         for r in registrations { bus.subscribe(r.consumer) }
@@ -68,9 +74,21 @@ public final class AnalysisPipeline {
                 }
             })
         }
-        sideInputs = options.sideInputs.enumerated().sorted {
-            (Self.time(of: $0.element), $0.offset) < (Self.time(of: $1.element), $1.offset)
-        }.map(\.element)
+        add(sideInputs: options.sideInputs)
+    }
+
+    /// Adds timed side inputs (`.heartRate`, `.motion`) to those already given; they are published in time order
+    /// with the audio. Samples dated before the session start are counted and not used; those at or after its end
+    /// are counted at `finish()`. Both are reported once per kind in `warnings`.
+    public func add(sideInputs events: [AnalysisEvent]) {
+        var inside: [AnalysisEvent] = []
+        inside.reserveCapacity(events.count)
+        for event in events {
+            guard let kind = SideInputKind(event) else { inside.append(event); continue }
+            sideInputTotals[kind, default: 0] += 1
+            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += 1 } else { inside.append(event) }
+        }
+        feeder.add(sideInputs: inside)
     }
 
     /// Reads `source` to its end on the calling thread and returns the result. `progress` is called after every
@@ -97,32 +115,14 @@ public final class AnalysisPipeline {
     @discardableResult
     public func process(_ read: SourceRead) -> Bool {
         start()
-        guard !ended else { return false }
+        guard !feeder.ended else { return false }
         switch read {
-        case .audio(var start, var channels):
-            if start < position {
-                // Audio repeating time already analysed (sources promise not to): drop the repeat.
-                let skip = Int(min(position - start, SampleTime(channels.first?.count ?? 0)))
-                channels = channels.map { Array($0.dropFirst(skip)) }
-                start += SampleTime(skip)
-            }
-            let frames = channels.first?.count ?? 0
-            guard frames > 0 else { return true }
-            if start > position { gap(start: position, length: start - position, reason: .missingInput) }
-            let blockStart = start
-            publishSideInputs(before: blockStart + SampleTime(frames))
-            bus.publish(.audio(AudioBlock(start: blockStart, channels: channels)))
-            for (c, extractor) in extractors.enumerated() where c < channels.count {
-                let block = channels[c].withUnsafeBufferPointer { extractor.process($0) }
-                if let block { bus.publish(.features(block)) }
-            }
-            position = blockStart + SampleTime(frames)
-            observers?.progress.yield(position)
+        case .audio(let start, let channels):
+            feeder.audio(AudioBlock(start: start, channels: channels))
+            observers?.progress.yield(feeder.position)
             return true
         case .gap(let start, let length, let reason):
-            guard length > 0 else { return true }
-            let s = max(start, position)
-            gap(start: s, length: start + length - s, reason: GapReason(rawValue: reason.rawValue) ?? .missingInput)
+            feeder.gap(AudioGap(start: start, length: length, reason: GapReason(rawValue: reason.rawValue) ?? .missingInput))
             return true
         case .end:
             return false
@@ -132,54 +132,53 @@ public final class AnalysisPipeline {
     /// Flushes the features and every consumer (`.sessionEnding`, `.sessionEnded`) and builds the result.
     public func finish() -> AnalysisResult {
         start()
-        if !ended {
-            ended = true
-            flushFeatures()
-            publishSideInputs(before: .max)
-            bus.publish(.sessionEnding(at: position))
-            bus.publish(.sessionEnded(at: position))
+        if !feeder.ended {
+            feeder.end()
+            reportSideInputsOutside(after: feeder.unpublishedSideInputs)
         }
+        let end = feeder.position
         let durationSec: Double
         if let frames = format.frameCount, format.sampleRate > 0 {
             durationSec = Double(frames) / Double(format.sampleRate)
         } else {
-            durationSec = AnalysisClock.seconds(position)
+            durationSec = AnalysisClock.seconds(end)
         }
         let source = SourceSummary(path: sourcePath, sampleRate: format.sampleRate, channels: format.channelCount,
                                    durationSec: durationSec)
-        return collector.result(end: position, source: source, droppedObserverItems: observers?.droppedCount ?? 0)
+        var result = collector.result(end: end, source: source, droppedObserverItems: observers?.droppedCount ?? 0)
+        result.warnings = warnings
+        return result
+    }
+
+    /// Adds a warning to the result (e.g. the source's: a truncated or damaged file).
+    public func addWarning(_ warning: AnalysisWarning) {
+        if !warnings.contains(warning) { warnings.append(warning) }
     }
 
     // MARK: - Helpers
 
-    private func gap(start: SampleTime, length: SampleTime, reason: GapReason) {
-        guard length > 0 else { return }
-        flushFeatures()
-        publishSideInputs(before: start + length)
-        bus.publish(.gap(AudioGap(start: start, length: length, reason: reason)))
-        position = start + length
-        for e in extractors { e.reset(startSample: position) }
-    }
-
-    private func flushFeatures() {
-        for extractor in extractors {
-            if let block = extractor.finish() { bus.publish(.features(block)) }
-        }
-    }
-
-    private func publishSideInputs(before end: SampleTime) {
-        while sideIndex < sideInputs.count, Self.time(of: sideInputs[sideIndex]) < end {
-            bus.publish(sideInputs[sideIndex])
-            sideIndex += 1
-        }
-    }
-
-    private static func time(of event: AnalysisEvent) -> SampleTime {
-        switch event {
-        case .heartRate(let s): s.time
-        case .motion(let m): m.time
-        case .alarm(let a): a.time
-        default: 0
+    /// One warning per kind of side input with samples outside `[0, end)`.
+    private func reportSideInputsOutside(after: [AnalysisEvent]) {
+        var afterCounts: [SideInputKind: Int] = [:]
+        for event in after { if let kind = SideInputKind(event) { afterCounts[kind, default: 0] += 1 } }
+        let end = feeder.position
+        for kind in SideInputKind.allCases {
+            let total = sideInputTotals[kind] ?? 0
+            let before = sideInputsBefore[kind] ?? 0, late = afterCounts[kind] ?? 0
+            guard before + late > 0 else { continue }
+            let origin = options.sideInputOrigins[kind].map { " (\($0))" } ?? ""
+            let span = "the recording spans \(ISO8601Time.utcString(from: info.clock.start)) to "
+                + ISO8601Time.utcString(from: info.clock.date(of: end))
+            let message: String
+            if before + late == total {
+                message = "none of the \(total) \(kind.rawValue) samples\(origin) lie within the recording "
+                    + "(\(before) before it, \(late) after it; \(span)): \(kind.rawValue) is not used. "
+                    + "Is the recording's start time right?"
+            } else {
+                message = "\(before + late) of the \(total) \(kind.rawValue) samples\(origin) lie outside the recording "
+                    + "(\(before) before it, \(late) after it; \(span)); the \(total - before - late) inside are used"
+            }
+            addWarning(AnalysisWarning(.sideInputOutsideRecording, message))
         }
     }
 }

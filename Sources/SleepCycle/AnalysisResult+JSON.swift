@@ -1,5 +1,6 @@
 import Foundation
 import SleepCycleBus
+import SleepCycleFormats
 
 extension AnalysisResult {
     /// The JSON of the `analyze --format json` contract (docs/json.md): keys in the contract's order, UTC
@@ -11,6 +12,7 @@ extension AnalysisResult {
             w.key("sessionId"); w.string(sessionId.uuidString)
             w.key("startTime"); w.date(startTime)
             w.key("endTime"); w.date(endTime)
+            w.key("utcOffset"); w.string(Self.offsetText(utcOffsetSeconds))
             w.key("source"); w.object { w in
                 w.key("path"); w.string(source.path)
                 w.key("sampleRate"); w.int(source.sampleRate)
@@ -97,8 +99,21 @@ extension AnalysisResult {
                 w.key("gapDuration"); w.number(audioStatistics.gapDuration, 3)
                 w.key("overrunCount"); w.int(audioStatistics.overrunCount)
             }
+            if !warnings.isEmpty {
+                w.key("warnings"); w.array(warnings) { w, warning in
+                    w.object { w in
+                        w.key("code"); w.string(warning.code.rawValue)
+                        w.key("message"); w.string(warning.message)
+                    }
+                }
+            }
         }
         return w.text + "\n"
+    }
+
+    /// The `utcOffset` key: `±HH:MM` (`+00:00` for UTC).
+    static func offsetText(_ seconds: Int) -> String {
+        seconds == 0 ? "+00:00" : ISO8601Time.offsetString(seconds)
     }
 
     /// `x` with `decimals` decimals, trailing zeros trimmed to one (e.g. 28800.0, 0.81); `null` if not finite.
@@ -147,7 +162,7 @@ struct JSONText {
     mutating func string(_ s: String) { scalar(Self.quoted(s)) }
     mutating func int(_ v: Int) { scalar(String(v)) }
     mutating func number(_ v: Double, _ decimals: Int) { scalar(AnalysisResult.fixed(v, decimals)) }
-    mutating func date(_ d: Date) { scalar(Self.quoted(ISO8601Milliseconds.string(from: d))) }
+    mutating func date(_ d: Date) { scalar(Self.quoted(ISO8601Time.utcString(from: d))) }
     mutating func null() { scalar("null") }
     mutating func inlineArray(_ items: [String]) { scalar("[" + items.joined(separator: ", ") + "]") }
 

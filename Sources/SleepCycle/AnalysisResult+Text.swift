@@ -1,11 +1,16 @@
 import Foundation
 import SleepCycleBus
+import SleepCycleFormats
 
 extension AnalysisResult {
-    /// A readable night summary (`analyze --format text`). Times are UTC, as in the JSON.
+    /// A readable night summary (`analyze --format text`). Clock times are in the recording's own offset
+    /// (`utcOffsetSeconds`, from `--start`), named on the first lines. For stereo input, a sound heard on both
+    /// microphones at once counts once (overlapping events of a type are merged across channels).
     public func textSummary() -> String {
         var out: [String] = []
-        func t(_ d: Date) -> String { String(ISO8601Milliseconds.string(from: d).dropFirst(11).prefix(8)) }
+        let offset = utcOffsetSeconds
+        let zone = offset == 0 ? "UTC" : "UTC" + ISO8601Time.offsetString(offset)
+        func t(_ d: Date) -> String { ISO8601Time.LocalParts(date: d, utcOffsetSeconds: offset).clock() }
         func hm(_ seconds: Double) -> String {
             // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
             if seconds > 0 && seconds < 9.95 { return String(format: "%.1f s", seconds) }
@@ -13,12 +18,15 @@ extension AnalysisResult {
             return s >= 3600 ? "\(s / 3600) h \(String(format: "%02d", (s % 3600) / 60)) min"
                 : s >= 60 ? "\(s / 60) min \(String(format: "%02d", s % 60)) s" : "\(s) s"
         }
-        out.append("Night of \(ISO8601Milliseconds.string(from: startTime).prefix(10)) — \(source.path)")
-        out.append("  recording   \(t(startTime)) → \(t(endTime)) UTC (\(hm(source.durationSec))), "
+        out.append("Night of \(ISO8601Time.LocalParts(date: startTime, utcOffsetSeconds: offset).dateString) — "
+                   + MessageText.path(source.path))
+        out.append("  recording   \(t(startTime)) → \(t(endTime)) \(zone) (\(hm(source.durationSec))), "
                    + "\(source.sampleRate) Hz, \(source.channels == 1 ? "mono" : "\(source.channels) channels")")
         out.append("  session     \(sessionId.uuidString)")
         out.append("")
         out.append("Sleep")
+        let unusable = audioStatistics.healthIntervals.filter { $0.status != .healthy }
+            .reduce(0.0) { $0 + ($1.end ?? endTime).timeIntervalSince($1.start) }
         if let wake = statistics.finalWakeTime {
             let s = statistics
             out.append("  asleep      \(hm(s.totalSleepDuration)) (efficiency \(Int((s.sleepEfficiency * 100).rounded())) %), "
@@ -27,7 +35,11 @@ extension AnalysisResult {
             let parts = SleepStage.allCases.map { "\($0.rawValue) \(hm(s.sleepStageDurations[$0] ?? 0))" }
             out.append("  stages      " + parts.joined(separator: ", "))
         } else {
-            out.append("  no sleep scored" + (sleepStageIntervals.isEmpty ? " (no stage epochs)" : ""))
+            let channels = Double(max(1, Set(audioStatistics.healthIntervals.map(\.channel)).count))
+            let why = sleepStageIntervals.isEmpty && unusable / channels >= 0.5 * endTime.timeIntervalSince(startTime)
+                ? " (no usable audio: the input is flat or missing for most of the recording)"
+                : sleepStageIntervals.isEmpty ? " (no stage epochs)" : ""
+            out.append("  no sleep scored" + why)
         }
         out.append("")
         out.append("Sounds")
@@ -35,11 +47,11 @@ extension AnalysisResult {
             out.append("  no events detected")
         } else {
             for type in EventType.allCases {
-                let list = events.filter { $0.type == type }
-                guard !list.isEmpty else { continue }
-                let total = list.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
+                let sounds = Self.sounds(events.filter { $0.type == type })
+                guard !sounds.isEmpty else { continue }
+                let total = sounds.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
                 out.append("  \(type.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  "
-                           + "\(list.count) event\(list.count == 1 ? "" : "s"), \(hm(total))")
+                           + "\(sounds.count) event\(sounds.count == 1 ? "" : "s"), \(hm(total))")
             }
             if statistics.snoreTime > 0 {
                 out.append("  snore time \(hm(statistics.snoreTime)) in \(statistics.snoreSessions.count) session(s)")
@@ -60,7 +72,7 @@ extension AnalysisResult {
         if let alarm = smartAlarm {
             out.append("")
             out.append("Smart alarm")
-            out.append("  window      \(t(alarm.windowStart)) → \(t(alarm.alarmTime)) UTC")
+            out.append("  window      \(t(alarm.windowStart)) → \(t(alarm.alarmTime)) \(zone)")
             if let fired = alarm.firedAt, let rule = alarm.rule {
                 out.append("  fired       \(t(fired)) (rule: \(rule))")
             } else {
@@ -77,6 +89,25 @@ extension AnalysisResult {
         if audioStatistics.gapCount > 0 {
             out.append("  \(audioStatistics.gapCount) gap(s), \(hm(audioStatistics.gapDuration)) missing")
         }
+        if !warnings.isEmpty {
+            out.append("")
+            out.append("Warnings")
+            for w in warnings { out.append("  " + w.message) }
+        }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Distinct sounds among events of one type: events overlapping in time (the same sound on both microphones)
+    /// are merged into one span.
+    static func sounds(_ events: [SleepEvent]) -> [DateInterval] {
+        var merged: [DateInterval] = []
+        for e in events.sorted(by: { $0.start < $1.start }) {
+            if let last = merged.last, e.start < last.end {
+                merged[merged.count - 1] = DateInterval(start: last.start, end: max(last.end, e.end))
+            } else {
+                merged.append(DateInterval(start: e.start, end: max(e.start, e.end)))
+            }
+        }
+        return merged
     }
 }

@@ -103,6 +103,9 @@ public struct AnalysisResult: Sendable, Hashable {
     public var sessionId: UUID
     public var startTime: Date
     public var endTime: Date
+    /// Offset from UTC of the sleeper's clock (from `--start`), seconds east: clock times in the text summary and
+    /// the alarm are read in it. The JSON's timestamps stay UTC.
+    public var utcOffsetSeconds: Int = 0
     public var source: SourceSummary
     public var events: [SleepEvent]
     public var breathingRates: [BreathingRate]
@@ -115,6 +118,8 @@ public struct AnalysisResult: Sendable, Hashable {
     public var droppedObserverItems: Int
     /// When the smart alarm fired and which rule fired it (only when an alarm was set).
     public var smartAlarm: SmartAlarmResult? = nil
+    /// Problems that did not stop the analysis (a damaged file, wearable samples outside the recording, …).
+    public var warnings: [AnalysisWarning] = []
 }
 
 /// The smart alarm's decision on this recording (`analyze --alarm HH:MM [--alarm-window 30m]`).

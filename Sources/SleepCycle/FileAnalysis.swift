@@ -12,20 +12,32 @@ public enum FileAnalysis {
     /// Analyses the file at `path`.
     /// - Parameters:
     ///   - start: wall-clock time of the first sample (default `defaultStart`).
+    ///   - utcOffsetSeconds: the offset of the sleeper's clock, for the text summary's clock times.
     ///   - pace: `.asFastAsPossible` for files, `.realTime` to replay like a live microphone.
     ///   - prefetch: decode + resample on a second thread, overlapping features and the bus (two cores; off by
     ///     default: it measured slower on a loaded 2-core machine, see docs/0004).
-    ///   - warnings: called with one-line messages about problems that did not stop the analysis.
+    ///   - warnings: called with each one-line warning as the result reports it (`AnalysisResult.warnings`).
     /// - Throws: `AudioError` (one line naming the file and the problem) for unreadable input.
-    public static func analyze(path: String, start: Date = defaultStart, options: PipelineOptions = .default,
+    public static func analyze(path: String, start: Date = defaultStart, utcOffsetSeconds: Int = 0,
+                               options: PipelineOptions = .default,
                                pace: ReplayPace = .asFastAsPossible, prefetch: Bool = false,
                                listeners: [any AudioEventListener] = [],
                                progress: ((SampleTime, SampleTime?) -> Void)? = nil,
-                               warnings: ((String) -> Void)? = nil) throws -> AnalysisResult {
+                               warnings: ((AnalysisWarning) -> Void)? = nil) throws -> AnalysisResult {
         let file = try AudioFileSource(path: path)
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-        let name = (path as NSString).lastPathComponent
-        let id = SessionIdentifier.forFile(name: name, size: size, start: start)
+        let id = SessionIdentifier.forFile(path: path, start: start)
+            ?? SessionIdentifier.forFile(name: path, size: -1, edges: [], start: start)
+        return try analyze(file: file, id: id, start: start, utcOffsetSeconds: utcOffsetSeconds, options: options,
+                           pace: pace, prefetch: prefetch, listeners: listeners, progress: progress, warnings: warnings)
+    }
+
+    /// Analyses an open file source (a path, or standard input) under session id `id`.
+    public static func analyze(file: AudioFileSource, id: UUID, start: Date = defaultStart, utcOffsetSeconds: Int = 0,
+                               options: PipelineOptions = .default,
+                               pace: ReplayPace = .asFastAsPossible, prefetch: Bool = false,
+                               listeners: [any AudioEventListener] = [],
+                               progress: ((SampleTime, SampleTime?) -> Void)? = nil,
+                               warnings: ((AnalysisWarning) -> Void)? = nil) throws -> AnalysisResult {
         let format = file.format
         let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
@@ -36,10 +48,19 @@ public enum FileAnalysis {
         let expected: SampleTime? = format.frameCount.map {
             SampleTime((Double($0) * Double(AnalysisClock.sampleRate) / Double(max(1, format.sampleRate))).rounded())
         }
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: path, options: options,
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: file.name, options: options,
                                             listeners: listeners)
-        let result = try pipeline.run(source: source, progress: progress.map { p in { p($0, expected) } })
-        for w in file.warnings { warnings?(w.description) }
+        var result = try pipeline.run(source: source, progress: progress.map { p in { p($0, expected) } })
+        result.utcOffsetSeconds = utcOffsetSeconds
+        result.warnings = file.warnings.map(AnalysisWarning.init(audio:)) + result.warnings
+        for w in result.warnings { warnings?(w) }
         return result
+    }
+}
+
+extension AnalysisWarning {
+    /// A source's warning (`AudioError` with a `truncated`, `damagedAudio` or `invalidSamples` code).
+    public init(audio error: AudioError) {
+        self.init(Code(error.code.rawValue), error.description)
     }
 }

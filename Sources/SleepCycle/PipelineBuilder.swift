@@ -22,7 +22,10 @@ public struct PipelineOptions: Sendable {
     public var featureExtractor: FeatureExtractorFactory?
     /// Timed side inputs put on the bus in time order, interleaved with the audio: `.heartRate`, `.motion`
     /// (`--hr FILE`, `--motion FILE`). Each is published before the first audio block starting after its time.
+    /// Samples outside the recording are not used and are reported in the result's `warnings`.
     public var sideInputs: [AnalysisEvent] = []
+    /// Where each kind of side input came from (e.g. its file), named in warnings.
+    public var sideInputOrigins: [SideInputKind: String] = [:]
     /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
     public var alarm: AlarmOption?
     public var clipsDirectory: String?
@@ -32,11 +35,19 @@ public struct PipelineOptions: Sendable {
     public init() {}
     public static let `default` = PipelineOptions()
 
-    /// `--alarm HH:MM --alarm-window 30m`, already resolved onto the session's timeline.
+    /// The smart alarm: wake the sleeper at the latest at `time`, in light sleep or at a movement within the window
+    /// of `windowSeconds` before it (`--alarm HH:MM --alarm-window 30m`).
     public struct AlarmOption: Sendable, Hashable {
-        public var time: SampleTime
+        /// The latest moment to wake.
+        public var time: Date
         public var windowSeconds: Double
-        public init(time: SampleTime, windowSeconds: Double) { self.time = time; self.windowSeconds = windowSeconds }
+        public init(time: Date, windowSeconds: Double = 1800) { self.time = time; self.windowSeconds = windowSeconds }
+
+        /// The alarm on a session's timeline.
+        func spec(clock: AnalysisClock) -> AlarmSpec {
+            AlarmSpec(alarmTime: AnalysisClock.samples(seconds: time.timeIntervalSince(clock.start)),
+                      window: AnalysisClock.samples(seconds: windowSeconds))
+        }
     }
 }
 
@@ -92,7 +103,7 @@ public enum PipelineBuilder {
         list.append(ConsumerRegistration(name: "Staging", provides: [.sleepStaging, .realTimeSleepStaging],
                                          consumer: try SleepStager()))
         if let alarm = context.options.alarm {
-            let spec = AlarmSpec(alarmTime: alarm.time, window: AnalysisClock.samples(seconds: alarm.windowSeconds))
+            let spec = alarm.spec(clock: context.info.clock)
             list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: SmartAlarm(spec: spec)))
         }
         return list

@@ -60,7 +60,13 @@ final class ResultCollector {
 
     func result(end: SampleTime, source: SourceSummary, droppedObserverItems: Int) -> AnalysisResult {
         let clock = info.clock
-        let soundEvents = events.values.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        // Events end within the analysed audio (an event still open at the end is closed there).
+        let soundEvents = events.values.compactMap { e -> SoundEvent? in
+            guard e.start < end else { return nil }
+            var e = e
+            e.end = min(e.end, end)
+            return e
+        }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         let stageEpochs = epochs.values.sorted { $0.start < $1.start }
         var intervals: [SleepStageInterval] = []
         var lastEnd: SampleTime = .min
@@ -92,9 +98,9 @@ final class ResultCollector {
             statistics: PipelineBuilder.statistics(epochs: stageEpochs, events: soundEvents, end: end, clock: clock),
             audioStatistics: audio, analysedSamples: end, droppedObserverItems: droppedObserverItems,
             smartAlarm: alarmOption.map { option in
-                SmartAlarmResult(alarmTime: clock.date(of: option.time),
-                                 windowStart: clock.date(of: option.time - AnalysisClock.samples(seconds: option.windowSeconds)),
-                                 firedAt: alarm.map { clock.date(of: $0.time) }, rule: alarm?.rule)
+                let spec = option.spec(clock: clock)
+                return SmartAlarmResult(alarmTime: clock.date(of: spec.alarmTime), windowStart: clock.date(of: spec.windowStart),
+                                        firedAt: alarm.map { clock.date(of: $0.time) }, rule: alarm?.rule)
             })
     }
 }

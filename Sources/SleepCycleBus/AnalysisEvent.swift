@@ -12,7 +12,24 @@ public struct AnalysisClock: Sendable, Hashable {
     public init(start: Date) { self.start = start }
     public func date(of t: SampleTime) -> Date { start.addingTimeInterval(Double(t) / Double(Self.sampleRate)) }
     public static func seconds(_ t: SampleTime) -> Double { Double(t) / Double(sampleRate) }
-    public static func samples(seconds: Double) -> SampleTime { SampleTime((seconds * Double(sampleRate)).rounded()) }
+
+    /// The longest time span the timeline represents (±100 years); user-supplied times beyond it are refused.
+    public static let maxSeconds: Double = 100 * 366 * 86_400
+
+    /// `seconds` on the timeline, rounded to the nearest sample. Saturating: NaN is 0 and values beyond
+    /// ±`maxSeconds` are clamped, so a conversion never traps. Check user input with `checkedSamples(seconds:)`.
+    public static func samples(seconds: Double) -> SampleTime {
+        guard !seconds.isNaN else { return 0 }
+        let s = max(-maxSeconds, min(maxSeconds, seconds))
+        return SampleTime((s * Double(sampleRate)).rounded())
+    }
+
+    /// `seconds` on the timeline, or nil when it is not finite or beyond ±`maxSeconds` (user input: a CSV time of
+    /// `1e300` is an error to report, not a time).
+    public static func checkedSamples(seconds: Double) -> SampleTime? {
+        guard seconds.isFinite, abs(seconds) <= maxSeconds else { return nil }
+        return SampleTime((seconds * Double(sampleRate)).rounded())
+    }
 }
 
 public enum AudioChannel: Int, Sendable, Hashable, Codable, CaseIterable {

@@ -44,8 +44,12 @@ enum EpochDesign {
     /// Design rows for epochs `rows` of a night of which only the first `available` epochs are used.
     /// Whole-night use: `available == table.count`. Online use: `available` = epochs seen so far, and
     /// `quietCountPrior` pseudo-epochs of zero activity in the `count` z-score (see SleepStager).
+    ///
+    /// - Precondition: `table` has a column for every feature's input (`StagingModel.subModel(for: table.inputs)`
+    ///   guarantees it: a sub-model's features only read its own inputs, checked when the model is loaded).
     static func rows(_ table: EpochTable, features: [FeatureDescriptor], available n: Int,
                      rows: Range<Int>, quietCountPrior: Int = 0) -> [[Double]] {
+        precondition(features.allSatisfy { table[$0.input] != nil }, "staging design: a feature's input is missing")
         var z: [StagingInput: [Double]] = [:]
         for f in features where f.kind != .raw && f.kind != .square && z[f.input] == nil {
             z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]),

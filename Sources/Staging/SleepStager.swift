@@ -18,6 +18,11 @@ import SleepCycleBus
 /// training data has it); an epoch with at least `snoreSleepSeconds` of snoring that the model calls awake is
 /// scored light (a rule, not learned). `.breathingRate` estimates are averaged per epoch (`EpochInputs`) but
 /// not used by the model, which was trained without them.
+///
+/// Epochs without usable audio — at least half of the epoch flatline or missing on every channel, from
+/// `.healthChanged` — and without a wearable sample are not scored at all (no `StageEpoch`): a dead or muted
+/// microphone says nothing about sleep, and a digitally silent night must not come out as a night of sleep.
+/// Heart-rate and motion samples before the session start are ignored.
 public struct SleepStager: AnalysisConsumer, Sendable {
     public struct Configuration: Sendable {
         public var epochSeconds: Double = 30
@@ -43,6 +48,12 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         public var heartRate: Double?
         /// Mean breathing rate (breaths/min) of the epoch's `.breathingRate` estimates (not a model input).
         public var breathingRate: Double?
+        /// Seconds of the epoch during which no channel had usable audio (flatline or missing input).
+        public var unusableAudioSeconds = 0.0
+        /// Seconds of the epoch analysed so far (30 except for the last, partial epoch).
+        public var length = 0.0
+        /// Whether the epoch is scored: it has usable audio for at least half its length, or a wearable sample.
+        public var isScored: Bool { unusableAudioSeconds < length / 2 || heartRate != nil || motion != nil }
     }
 
     /// idle → running (after `.sessionStarted` or the first timed event) → finished (after `.sessionEnding`).
@@ -68,6 +79,12 @@ public struct SleepStager: AnalysisConsumer, Sendable {
     }
     private var filter = StageDecoder.ForwardFilter()
     private var clock: SampleTime = 0
+    /// Analysed channels (from `.sessionStarted`) and the latest health status of each that reported one.
+    private var channelCount = 1
+    private var channelHealth: [AudioChannel?: AudioHealthStatus] = [:]
+    /// Closed stretches with no usable audio on any channel, and the start of the open one.
+    private var unusable: [(start: SampleTime, end: SampleTime)] = []
+    private var unusableSince: SampleTime?
 
     public init(model: StagingModel, configuration: Configuration = Configuration()) {
         self.model = model
@@ -96,9 +113,13 @@ public struct SleepStager: AnalysisConsumer, Sendable {
     public mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent] {
         guard state != .finished else { return [] }
         switch event {
-        case .sessionStarted:
+        case .sessionStarted(let info):
             self = SleepStager(model: model, configuration: configuration)
+            channelCount = max(1, info.channelCount >= 2 ? 2 : 1)
             state = .running
+            return []
+        case .healthChanged(let h):
+            recordHealth(h)
             return []
         case .audio(let block): return advance(to: block.end)
         case .gap(let gap): return advance(to: gap.start + gap.length)
@@ -112,9 +133,11 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             intervals.append((e.type, e.start, e.end))
             return []
         case .heartRate(let s):
+            guard s.time >= 0 else { return [] }
             if let bpm = s.bpm ?? s.rrMs.map({ 60_000 / $0 }) { hrSums[epochIndex(s.time), default: Sum()].add(bpm) }
             return []
         case .motion(let m):
+            guard m.time >= 0 else { return [] }
             motionSums[epochIndex(m.time), default: Sum()].add(m.activity)
             return []
         case .breathingRate(let b):
@@ -130,10 +153,15 @@ public struct SleepStager: AnalysisConsumer, Sendable {
                 let n = epochInputs.count
                 epochInputs = (0..<n).map { _ in EpochInputs() }
                 for k in 0..<n { collect(epoch: k, until: end) }
-                let stages = (try? model.stages(for: table(epochs: n))) ?? onlineEpochs.map(\.stage)
-                finalEpochs = (0..<n).map { k in
-                    StageEpoch(start: SampleTime(k) * epochLength, end: min(SampleTime(k + 1) * epochLength, end),
-                               stage: applyRules(stages[k], epochInputs[k]))
+                if let whole = try? model.stages(for: table(epochs: n)), whole.count == n {
+                    finalEpochs = (0..<n).compactMap { k in
+                        guard epochInputs[k].isScored else { return nil }
+                        return StageEpoch(start: SampleTime(k) * epochLength,
+                                          end: min(SampleTime(k + 1) * epochLength, end),
+                                          stage: applyRules(whole[k], epochInputs[k]))
+                    }
+                } else {
+                    finalEpochs = onlineEpochs
                 }
                 out += finalEpochs.map { .sleepStageRevised($0) }
             }
@@ -156,10 +184,14 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             guard ready else { break }
             epochInputs.append(EpochInputs())
             collect(epoch: k, until: clock)
+            guard epochInputs[k].isScored else { continue }
             let n = k + 1
             let stage: SleepStage
-            if let sub = model.subModel(for: availableInputs) {
-                let row = EpochDesign.rows(table(epochs: n), features: sub.features, available: n, rows: k..<n,
+            // The sub-model is chosen by the columns the table actually has (heart rate only once an epoch so far
+            // has a sample), so every feature it asks for is there.
+            let inputs = table(epochs: n)
+            if let sub = model.subModel(for: inputs.inputs) {
+                let row = EpochDesign.rows(inputs, features: sub.features, available: n, rows: k..<n,
                                            quietCountPrior: configuration.onlineQuietPriorEpochs)[0]
                 stage = SleepStage.modelOrder[filter.step(sub, posterior: sub.posterior(row))]
             } else {
@@ -196,16 +228,27 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         inputs.heartRate = hrSums[k]?.mean
         inputs.motion = motionSums[k]?.mean
         inputs.breathingRate = breathingSums[k]?.mean
+        let epochEnd = min(end, now)
+        inputs.length = AnalysisClock.seconds(max(0, epochEnd - start))
+        let stretches = unusable + (unusableSince.map { [($0, now)] } ?? [])
+        inputs.unusableAudioSeconds = stretches.reduce(0) { $0 + AnalysisClock.seconds(max(0, min($1.end, epochEnd) - max($1.start, start))) }
         epochInputs[k] = inputs
     }
 
-    private func epochIndex(_ t: SampleTime) -> Int { Int(max(0, t) / epochLength) }
-
-    private var availableInputs: Set<StagingInput> {
-        var s: Set<StagingInput> = [.timeHours, .count, .cosine]
-        if !hrSums.isEmpty { s.insert(.hr) }
-        return s
+    /// Follows each channel's health; a stretch is unusable while every channel is flatline or missing input.
+    private mutating func recordHealth(_ change: AudioHealthChange) {
+        channelHealth[change.channel] = change.status
+        let reported = channelHealth.filter { $0.value != .healthy }.count
+        let allUnusable = reported >= channelCount
+        if allUnusable, unusableSince == nil {
+            unusableSince = change.time
+        } else if !allUnusable, let since = unusableSince {
+            if change.time > since { unusable.append((since, change.time)) }
+            unusableSince = nil
+        }
     }
+
+    private func epochIndex(_ t: SampleTime) -> Int { Int(max(0, t) / epochLength) }
 
     /// Model inputs for the first `n` epochs.
     func table(epochs n: Int) -> EpochTable {

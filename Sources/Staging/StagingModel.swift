@@ -43,6 +43,10 @@ public struct StagingModel: Sendable {
         guard file.format == 1, file.stages == SleepStage.modelOrder.map(\.rawValue) else {
             throw StagingError(path: nil, line: nil, message: "unsupported staging model format \(file.format)")
         }
+        for sub in file.models where !sub.features.allSatisfy({ sub.inputs.contains($0.input) }) {
+            throw StagingError(path: nil, line: nil, message: "staging model: a feature reads an input its sub-model "
+                + "does not list (inputs " + sub.inputs.map(\.rawValue).joined(separator: ",") + ")")
+        }
         subModels = file.models
     }
 

@@ -3,39 +3,44 @@ import Foundation
 import SleepCycle
 import SleepCycleAudio
 import SleepCycleBus
-import SmartAlarm
-import Staging
+import SleepCycleFormats
 
 /// `sleepcycle analyze FILE`: a whole night from a recording → a text summary or the contract JSON.
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Analyse a night's recording: events, breathing, sleep stages, statistics, audio health.",
         discussion: """
-            Reads any file libsndfile decodes (WAV, FLAC, Ogg/Vorbis, AIFF; 8–192 kHz; mono or stereo). \
-            The JSON output is described in docs/json.md; it is byte-identical for the same input and options.
+            Reads any file libsndfile decodes (WAV, FLAC, Ogg/Vorbis, AIFF; 8–192 kHz; mono or stereo), or \
+            standard input with FILE '-'. The JSON output is described in docs/json.md; it is byte-identical for \
+            the same input and options.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    @Argument(help: "The recording to analyse.")
+    @Argument(help: "The recording to analyse ('-': standard input).", completion: .file())
     var file: String
 
     @Option(help: "Output format: text (a night summary) or json (docs/json.md).")
     var format: Format = .text
 
-    @Option(help: "Write the output to this file instead of standard output.")
+    @Option(help: ArgumentHelp("Write the output to this file ('-': standard output, the default). A device or FIFO "
+                               + "is written through, a regular file replaced atomically; an input file is refused.",
+                               valueName: "path"), completion: .file())
     var output: String?
 
-    @Option(help: ArgumentHelp("Wall-clock time of the recording's first sample, ISO 8601 (e.g. 2026-01-01T23:00:00Z).",
-                               discussion: "Default: 2000-01-01T22:00:00.000Z (fixed, so results are reproducible)."))
-    var start: String?
+    @Option(help: ArgumentHelp("Wall-clock time of the recording's first sample, ISO 8601 with its UTC offset (e.g. "
+                               + "2026-01-01T23:00:00+01:00). Clock times you type (--alarm) and read (the text "
+                               + "summary) are in that offset.",
+                               discussion: "Default: 2000-01-01T22:00:00Z (fixed, so results are reproducible).",
+                               valueName: "ISO8601"), transform: OptionValue.startTime)
+    var start: ISO8601Time?
 
     @Flag(help: "Do not show the progress bar (it is only shown when standard error is a terminal).")
     var noProgress = false
 
-    @Option(help: ArgumentHelp("Replay speed: fast (default), realtime, or a factor such as 60 (60× real time).",
-                               valueName: "fast|realtime|factor"))
-    var pace: String = "fast"
+    @Option(help: ArgumentHelp("Replay speed: fast (default), realtime, or a factor from 0.01 to 1000000 (× real time).",
+                               valueName: "fast|realtime|factor"), transform: OptionValue.pace)
+    var pace: ReplayPace = .asFastAsPossible
 
     /// Decoding on a second thread overlaps it with features + bus, but on the shared 2-core machine it measured
     /// slower and costlier than one thread (docs/0004, "Performance"), so it is opt-in.
@@ -43,13 +48,13 @@ struct Analyze: ParsableCommand {
     var decodeThread = false
 
     @Option(name: .customLong("hr"), help: ArgumentHelp(
-        "Heart rate from a wearable: CSV with time and bpm and/or rr_ms columns (docs/0007, section 4).",
-        valueName: "file"))
+        "Heart rate from a wearable: CSV with time and bpm and/or rr_ms columns (docs/cli.md).",
+        valueName: "file"), completion: .file())
     var heartRateFile: String?
 
     @Option(name: .customLong("motion"), help: ArgumentHelp(
-        "Accelerometer motion: CSV with time and count, or time,x,y,z columns (docs/0007, section 4).",
-        valueName: "file"))
+        "Accelerometer motion: CSV with time and count, or time,x,y,z columns (docs/cli.md).",
+        valueName: "file"), completion: .file())
     var motionFile: String?
 
     @Flag(help: ArgumentHelp("Skip sound-event detection (benchmarking its cost).", visibility: .hidden))
@@ -59,103 +64,71 @@ struct Analyze: ParsableCommand {
                              + "snoring event gets a `snorer` number and the output a per-snorer summary."))
     var snorers = false
 
-    @Option(help: ArgumentHelp("Smart alarm time HH:MM (24 h, in the time zone of --start, else UTC): report when "
-                               + "the alarm would have fired.", valueName: "HH:MM"))
-    var alarm: String?
+    @Option(help: ArgumentHelp("Smart alarm time HH:MM (24 h, in the offset of --start): report when the alarm would "
+                               + "have fired.", valueName: "HH:MM"), transform: OptionValue.clockTime)
+    var alarm: ClockTime?
 
-    @Option(help: ArgumentHelp("Smart-alarm window before the alarm time, e.g. 30m, 45min, 1h (default 30m).",
-                               valueName: "duration"))
-    var alarmWindow: String?
+    @Option(help: ArgumentHelp("Smart-alarm window before the alarm time, 1 s to 12 h: 30m (default), 45min, 1h, "
+                               + "90s; a bare number is minutes.", valueName: "duration"),
+            transform: OptionValue.alarmWindow)
+    var alarmWindow: Double?
+
+    @OptionGroup var diagnostics: DiagnosticOptions
 
     func validate() throws {
-        if let start, ISO8601Milliseconds.date(from: start) == nil {
-            throw ValidationError("--start '\(start)' is not an ISO 8601 time such as 2026-01-01T23:00:00.000Z")
-        }
-        if replayPace == nil {
-            throw ValidationError("--pace '\(pace)' must be fast, realtime or a positive number")
-        }
-    }
-
-    var replayPace: ReplayPace? {
-        switch pace.lowercased() {
-        case "fast": return .asFastAsPossible
-        case "realtime", "real-time", "1": return .realTime
-        default:
-            guard let f = Double(pace), f > 0, f.isFinite else { return nil }
-            return .speed(f)
-        }
+        if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
     }
 
     /// Options for the pipeline from the command line: side inputs (--hr, --motion) and the alarm.
-    func pipelineOptions(start: Date) throws -> PipelineOptions {
+    func pipelineOptions(start: ISO8601Time) throws -> PipelineOptions {
         var options = PipelineOptions()
         options.eventDetection = !noDetection
         if let path = heartRateFile {
             options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
+            options.sideInputOrigins[.heartRate] = MessageText.path(path)
         }
         if let path = motionFile {
             options.sideInputs += try MotionFile.load(path: path, start: start).map { .motion($0) }
+            options.sideInputOrigins[.motion] = MessageText.path(path)
         }
         if let alarm {
-            let spec = try AlarmSpec.parse(time: alarm, window: alarmWindow, start: start, timeZone: startTimeZone)
-            options.alarm = .init(time: spec.alarmTime, windowSeconds: AnalysisClock.seconds(spec.window))
+            options.alarm = .init(time: alarm.nextOccurrence(after: start.date, utcOffsetSeconds: start.utcOffsetSeconds),
+                                  windowSeconds: alarmWindow ?? 1800)
         }
         return options
     }
 
-    /// The time zone written in --start (`Z` or `±HH:MM`), UTC when absent: --alarm is a clock time in it.
-    var startTimeZone: TimeZone {
-        let utc = TimeZone(identifier: "UTC")!
-        guard let start, !start.hasSuffix("Z"), start.count > 6 else { return utc }
-        let tail = start.suffix(6)
-        guard let sign = tail.first, sign == "+" || sign == "-", tail.dropFirst(3).first == ":",
-              let h = Int(tail.dropFirst().prefix(2)), let m = Int(tail.suffix(2)) else { return utc }
-        return TimeZone(secondsFromGMT: (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)) ?? utc
-    }
-
     func run() throws {
-        let startDate = start.flatMap(ISO8601Milliseconds.date(from:)) ?? FileAnalysis.defaultStart
-        let progress = ProgressBar(enabled: !noProgress && isatty(STDERR_FILENO) == 1, label: file)
+        diagnostics.bootstrap()
+        let inputs = [file] + [heartRateFile, motionFile].compactMap { $0 }
+        let destination = try OutputTarget.resolve(output, inputs: inputs)
+        let startTime = start ?? ISO8601Time(date: FileAnalysis.defaultStart)
+        let options = try pipelineOptions(start: startTime)
+        let progress = ProgressBar(enabled: !noProgress && !diagnostics.quiet && isatty(STDERR_FILENO) == 1,
+                                   label: file == "-" ? "standard input" : file)
         var result: AnalysisResult
+        let began = ContinuousClock.now
         do {
+            let source = try InputAudio.open(file)
+            Diagnostics.log.info("\(MessageText.path(source.file.name)): \(source.file.formatDescription), \(source.file.format.sampleRate) Hz, \(source.file.format.channelCount) channel(s)")
             result = try FileAnalysis.analyze(
-                path: file, start: startDate, options: try pipelineOptions(start: startDate),
-                pace: replayPace ?? .asFastAsPossible, prefetch: decodeThread,
-                progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil,
-                warnings: { Self.printError("warning: \($0)") })
+                file: source.file, id: source.sessionId(start: startTime.date), start: startTime.date,
+                utcOffsetSeconds: startTime.utcOffsetSeconds, options: options, pace: pace, prefetch: decodeThread,
+                progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil)
         } catch {
             progress.clear()
-            Self.printError(Self.oneLine(error, file: file))
-            throw ExitCode(1)
+            throw error
         }
         progress.finish()
+        for w in result.warnings {
+            var line = w.message
+            if w.code == .sideInputOutsideRecording, start == nil { line += " (no --start was given)" }
+            Diagnostics.log.warning("\(line)")
+        }
+        let elapsed = ContinuousClock.now - began
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        Diagnostics.log.info("analysed \(String(format: "%.1f", AnalysisClock.seconds(result.analysedSamples) / 60)) min of audio in \(String(format: "%.2f", seconds)) s")
         if snorers { result = result.labellingSnorers() }
-        let text = format == .json ? result.jsonString() : result.textSummary()
-        if let output {
-            do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                Self.printError("\(output): cannot write the output (\(error.localizedDescription))")
-                throw ExitCode(1)
-            }
-        } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
-        }
-    }
-
-    /// One line naming the file and the problem.
-    static func oneLine(_ error: any Error, file: String) -> String {
-        let text: String
-        switch error {
-        case let e as AudioError: text = e.description
-        case let e as StagingError: text = e.description          // names the --hr / --motion file and line
-        case let e as AlarmSpec.ParseError: text = e.description  // names the option
-        default: text = "\(file): \(error)"
-        }
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    }
-
-    static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        try destination.write(format == .json ? result.jsonString() : result.textSummary())
     }
 }

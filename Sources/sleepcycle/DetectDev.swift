@@ -82,23 +82,19 @@ final class LineWriter {
     func flush() { handle.write(Data(buffer.utf8)); buffer = "" }
 }
 
-/// Feature blocks of one scene, as the engine produces them; `audio` (if given) receives each raw 16384-sample
-/// block and its start BEFORE the feature block of the same samples, in the engine's order
-/// (`AnalysisPipeline.process`), so the detector's voicing features are the same here as in `analyze`.
-func sceneFeatureBlocks(_ samples: [Float], audio: ((UnsafeBufferPointer<Float>, SampleTime) -> Void)? = nil,
-                        _ body: (FeatureBlock) -> Void) throws {
+/// Feeds one scene to `publish` as the engine does (`AnalysisFeeder`: 16384-sample blocks, `.audio` before the
+/// `.features` of the same samples, FeatureAnalyzer 1024/512, then the end of the session), so the detector's
+/// features are the same here as in `analyze`.
+func feedScene(_ samples: [Float], publish: @escaping (AnalysisEvent) -> Void) throws {
     let analyzer = try FeatureAnalyzer(frameLength: 1024, hopLength: 512, sampleRate: 16000, channel: 0)
+    let feeder = AnalysisFeeder(extractors: [analyzer], publish: publish)
     var i = 0
-    samples.withUnsafeBufferPointer { all in
-        while i < all.count {
-            let n = min(16384, all.count - i)
-            let block = UnsafeBufferPointer(rebasing: all[i..<(i + n)])
-            audio?(block, SampleTime(i))
-            if let b = analyzer.process(block) { body(b) }
-            i += n
-        }
+    while i < samples.count {
+        let n = min(16384, samples.count - i)
+        feeder.audio(AudioBlock(start: SampleTime(i), channels: [Array(samples[i..<(i + n)])]))
+        i += n
     }
-    if let b = analyzer.finish() { body(b) }
+    feeder.end()
 }
 
 func jsonNumbers(_ v: [Float]) -> String { "[" + v.map { "\($0)" }.joined(separator: ",") + "]" }
@@ -126,10 +122,14 @@ struct SegmentFeaturesCommand: ParsableCommand {
             var extractor = try SegmentExtractor()
             extractor.keepsSpectra = spectraOut != nil
             var segments: [CandidateSegment] = []
-            try sceneFeatureBlocks(samples, audio: { extractor.append(audio: $0, start: $1) }) {
-                segments += extractor.process($0)
+            try feedScene(samples) { event in
+                switch event {
+                case .audio(let block): extractor.append(audio: block.channels[0], start: block.start)
+                case .features(let features): segments += extractor.process(features)
+                case .sessionEnding: segments += extractor.flush()
+                default: break
+                }
             }
-            segments += extractor.flush()
             for s in segments {
                 out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
                           + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature)
@@ -191,20 +191,21 @@ struct DetectEventsCommand: ParsableCommand {
             }
             let clock = ContinuousClock()
             let began = clock.now
-            if featuresOnly {
-                var frames = 0
-                try sceneFeatureBlocks(samples) { frames += $0.count }
-            } else {
-                try sceneFeatureBlocks(samples, audio: { block, start in
-                    take(detector.handle(.audio(AudioBlock(start: start, channels: [Array(block)]))))
-                }) { take(detector.handle(.features($0))) }
+            var elapsed = Duration.zero
+            try feedScene(samples) { event in
+                switch event {
+                case .audio, .features:
+                    if !featuresOnly { take(detector.handle(event)) }
+                case .sessionEnding:
+                    elapsed = clock.now - began     // detection's own time, without the end-of-scene flush
+                    if !featuresOnly { take(detector.handle(event)) }
+                default: break
+                }
             }
-            let elapsed = clock.now - began
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
             let what = featuresOnly ? "features only" : "features + detection"
-            FileHandle.standardError.write(Data(("scene \(index): \(Double(samples.count) / 16000) s of audio in "
-                + String(format: "%.3f", seconds) + " s (\(what))\n").utf8))
-            take(detector.handle(.sessionEnding(at: SampleTime(samples.count))))
+            StandardError.write("scene \(index): \(Double(samples.count) / 16000) s of audio in "
+                + String(format: "%.3f", seconds) + " s (\(what))")
             for e in events {
                 var line = "{\"scene\":\(index),\"type\":\"\(e.type.rawValue)\",\"start\":\(e.start),\"end\":\(e.end),"
                     + "\"probability\":\(e.probability)"

@@ -1,11 +1,7 @@
 import ArgumentParser
 import SleepCycleAudio
 import SleepCycleDSP
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// `sleepcycle features FILE`: per-frame DSP features on the 16 kHz analysis timeline (docs/0001-dsp-features.md).
 struct Features: ParsableCommand {
@@ -21,7 +17,7 @@ struct Features: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
 
-    @Argument(help: "The audio file (any format libsndfile reads; resampled to 16 kHz).")
+    @Argument(help: "The audio file (any format libsndfile reads; resampled to 16 kHz).", completion: .file())
     var file: String
 
     @Option(help: "Output format: csv or json.")
@@ -47,40 +43,23 @@ struct Features: ParsableCommand {
         }
     }
 
+    @OptionGroup var diagnostics: DiagnosticOptions
+
     func run() throws {
+        diagnostics.bootstrap()
         FFTPlanCache.shared.rigor = fftPlanning == .measure ? .measure : .estimate
-        let source: AudioFileSource
-        do {
-            // Blocks of 4096 keep every per-block buffer below glibc's mmap threshold (128 KB): with the default
-            // 16384 each read mmaps and page-faults fresh memory (~0.15 s of system time per hour of audio).
-            source = try AudioFileSource(path: file, blockFrames: 4096)
-        } catch {
-            try Self.fail("\(error)")
-        }
+        // Blocks of 4096 keep every per-block buffer below glibc's mmap threshold (128 KB): with the default
+        // 16384 each read mmaps and page-faults fresh memory (~0.15 s of system time per hour of audio).
+        let source = try AudioFileSource(path: file, blockFrames: 4096)
         defer { source.close() }
         let out = OutputByteWriter(fd: STDOUT_FILENO)
         do {
             try FeatureTableWriter.write(source: source, frameLength: frameLength, hopLength: hopLength,
                                          json: format == .json, fileName: file, to: out)
-        } catch {
-            try Self.fail("\(error)")
+        } catch let error as OutputError {
+            throw error.brokenPipe ? CLIError(.brokenPipe, "") : CLIError(.ioError, error.message)
         }
         // Problems that did not stop the run (e.g. a truncated file: the frames present were written).
-        for warning in source.warnings { Self.warn("warning: \(warning)") }
+        for warning in source.warnings { Diagnostics.log.warning("\(warning.description)") }
     }
-
-    static func warn(_ line: String) {
-        var text = line.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
-        text.withUTF8 { u in _ = writeStderr(STDERR_FILENO, u.baseAddress, u.count) }
-    }
-
-    /// One line on stderr, then exit status 1.
-    static func fail(_ line: String) throws -> Never {
-        warn(line)
-        throw ExitCode.failure
-    }
-}
-
-@inline(__always) private func writeStderr(_ fd: Int32, _ p: UnsafePointer<UInt8>?, _ n: Int) -> Int {
-    write(fd, p, n)
 }

@@ -1,3 +1,4 @@
+import SleepCycleFormats
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -49,8 +50,10 @@ final class OutputByteWriter {
         while done < count {
             let r = write(fd, buffer + done, count - done)
             if r < 0 {
-                if errno == EINTR { continue }
-                throw OutputError(message: "cannot write to \(destination): \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EINTR { continue }
+                throw OutputError(message: "cannot write to \(destination) (\(InputFile.describe(errno: code)))",
+                                  brokenPipe: code == EPIPE)
             }
             done += r
         }
@@ -60,5 +63,7 @@ final class OutputByteWriter {
 
 struct OutputError: Error, CustomStringConvertible {
     var message: String
+    /// The reader went away (EPIPE).
+    var brokenPipe = false
     var description: String { message }
 }

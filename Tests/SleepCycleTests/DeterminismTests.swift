@@ -11,7 +11,7 @@ import SleepCycleAudio
             + testNoise(count: 30_000, level: 0.1, seed: seed + 1)
         var source: any AudioSource = ScriptedSource(signal: [signal], maxBlock: 9000, rng: &rng)
         if prefetch { source = PrefetchingSource(source, depth: 2) }
-        let info = testSessionInfo(id: SessionIdentifier.forFile(name: "night.wav", size: 240_044,
+        let info = testSessionInfo(id: SessionIdentifier.forFile(name: "night.wav", size: 240_044, edges: [],
                                                                  start: FileAnalysis.defaultStart))
         let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: "night.wav")
         return try pipeline.run(source: source).jsonString()

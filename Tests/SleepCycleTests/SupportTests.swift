@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SleepCycleBus
+import SleepCycleFormats
 @testable import SleepCycle
 
 @Suite struct SupportTests {
@@ -9,31 +10,40 @@ import SleepCycleBus
         let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
         #expect(SessionIdentifier.uuidV5(namespace: dns, name: "python.org").uuidString.lowercased()
                 == "886313e1-3b8a-5372-9b90-0c9aee199e5d")
-        let a = SessionIdentifier.forFile(name: "n.wav", size: 10, start: FileAnalysis.defaultStart)
-        #expect(a == SessionIdentifier.forFile(name: "n.wav", size: 10, start: FileAnalysis.defaultStart))
-        #expect(a != SessionIdentifier.forFile(name: "n.wav", size: 11, start: FileAnalysis.defaultStart))
-        #expect(a != SessionIdentifier.forFile(name: "n.wav", size: 10, start: FileAnalysis.defaultStart + 0.001))
+        let head = [UInt8](repeating: 1, count: 100)
+        let a = SessionIdentifier.forFile(name: "n.wav", size: 10, edges: head, start: FileAnalysis.defaultStart)
+        #expect(a == SessionIdentifier.forFile(name: "n.wav", size: 10, edges: head, start: FileAnalysis.defaultStart))
+        #expect(a != SessionIdentifier.forFile(name: "n.wav", size: 11, edges: head, start: FileAnalysis.defaultStart))
+        #expect(a != SessionIdentifier.forFile(name: "n.wav", size: 10, edges: head, start: FileAnalysis.defaultStart + 0.001))
+        // Same name and size, other content: another id (the contract's content digest).
+        var other = head
+        other[99] = 2
+        #expect(a != SessionIdentifier.forFile(name: "n.wav", size: 10, edges: other, start: FileAnalysis.defaultStart))
     }
 
-    @Test func sha1KnownAnswers() {
-        let hex = { (s: String) in SHA1.digest(Array(s.utf8)).map { String(format: "%02x", $0) }.joined() }
-        #expect(hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
-        #expect(hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d")
-        #expect(hex(String(repeating: "a", count: 1000)) == "291e9a6c66994949b57ba5e650361e98fc36b1ba")
-    }
-
-    @Test func timestampsAreUTCMillisecondsBothWays() throws {
-        #expect(ISO8601Milliseconds.string(from: FileAnalysis.defaultStart) == "2000-01-01T22:00:00.000Z")
-        #expect(ISO8601Milliseconds.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
-        #expect(ISO8601Milliseconds.string(from: Date(timeIntervalSince1970: 951_782_400.0625)) == "2000-02-29T00:00:00.063Z")
-        #expect(ISO8601Milliseconds.string(from: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
-        let d = try #require(ISO8601Milliseconds.date(from: "2026-01-01T23:00:00+01:00"))
-        #expect(ISO8601Milliseconds.string(from: d) == "2026-01-01T22:00:00.000Z")
-        #expect(ISO8601Milliseconds.date(from: "2026-01-01T23:00:00.250Z")?.timeIntervalSince(d) == 3600.25)
-        #expect(ISO8601Milliseconds.date(from: "2026-01-01T23:00Z") != nil)
-        for bad in ["", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-01", "2026-01-01T00:00:00", "yesterday"] {
-            #expect(ISO8601Milliseconds.date(from: bad) == nil, "\(bad)")
+    @Test func fileSessionIdsHashBothEndsOfTheContent() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var bytes = [UInt8](repeating: 7, count: 300_000)
+        func id(_ name: String, _ content: [UInt8]) throws -> UUID? {
+            let folder = dir.appendingPathComponent(UUID().uuidString)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = folder.appendingPathComponent(name).path
+            try Data(content).write(to: URL(fileURLWithPath: path))
+            return SessionIdentifier.forFile(path: path, start: FileAnalysis.defaultStart)
         }
+        let a = try #require(try id("night.wav", bytes))
+        let copy = try id("night.wav", bytes)                      // a copy elsewhere: the same id
+        bytes[299_999] = 8                                         // the last byte differs
+        let lastDiffers = try id("night.wav", bytes)
+        bytes[299_999] = 7
+        bytes[0] = 8                                               // the first byte differs
+        let firstDiffers = try id("night.wav", bytes)
+        bytes[0] = 7
+        bytes[150_000] = 8                                         // the middle is not hashed
+        let middleDiffers = try id("night.wav", bytes)
+        #expect(copy == a && lastDiffers != a && firstDiffers != a && middleDiffers == a)
     }
 
     @Test func numbersAreFormattedDeterministically() {
@@ -94,7 +104,9 @@ import SleepCycleBus
         var options = PipelineOptions.testing
         options.sideInputs = [.heartRate(HeartRateSample(time: 20_000, bpm: 60)),
                               .motion(MotionSample(time: 5, activity: 1)),
-                              .heartRate(HeartRateSample(time: 90_000, bpm: 61))]
+                              .heartRate(HeartRateSample(time: 90_000, bpm: 61)),
+                              .heartRate(HeartRateSample(time: -16_000, bpm: 59))]
+        options.sideInputOrigins[.heartRate] = "hr.csv"
         let source = ScriptedSource(steps: [.audio([[Float](repeating: 0.1, count: 16_000)]),
                                             .audio([[Float](repeating: 0.1, count: 16_000)])])
         let pipeline = try AnalysisPipeline(info: testSessionInfo(), format: source.format, sourcePath: "x",
@@ -109,8 +121,35 @@ import SleepCycleBus
             default: break
             }
         }
-        _ = try pipeline.run(source: source)
-        #expect(log == ["motion5", "audio0", "hr20000", "audio16000", "hr90000", "ending"])
+        let result = try pipeline.run(source: source)
+        // Samples outside the recording (one before it, one after its end) are not published, and are reported
+        // once, naming their file.
+        #expect(log == ["motion5", "audio0", "hr20000", "audio16000", "ending"])
+        #expect(result.warnings.count == 1)
+        let warning = try #require(result.warnings.first)
+        #expect(warning.code == .sideInputOutsideRecording)
+        #expect(warning.message.hasPrefix("2 of the 3 heart-rate samples (hr.csv) lie outside the recording (1 before it, 1 after it"),
+                "\(warning.message)")
+    }
+
+    /// A wearable started after the microphone (first heart-rate sample 30 s or more into the night) crashed the
+    /// stager (a nil unwrap in EpochDesign); and samples all outside the recording are reported, not fatal.
+    @Test func heartRateStartingLateOrOutsideTheRecordingNeverCrashes() throws {
+        for first in [30.0, 45, 200, 100_000] {
+            var options = PipelineOptions.testing      // staging is what crashed; cheap features suffice
+            options.sideInputs = stride(from: first, to: first + 600, by: 5).map {
+                .heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: $0), bpm: 60 + $0.truncatingRemainder(dividingBy: 7)))
+            }
+            let signal = testNoise(count: 16_000 * 300, level: 0.05, seed: 4)
+            var rng = SeededRNG(seed: 1)
+            let source = ScriptedSource(signal: [signal], maxBlock: 16_384, rng: &rng)
+            let pipeline = try AnalysisPipeline(info: testSessionInfo(), format: source.format, sourcePath: "x",
+                                                options: options)
+            let result = try pipeline.run(source: source)
+            #expect(!result.sleepStageIntervals.isEmpty)
+            #expect(result.warnings.isEmpty == (first + 600 <= 300), "\(first): \(result.warnings)")
+            if first >= 300 { #expect(result.warnings.first?.message.hasPrefix("none of the 120 heart-rate samples") == true) }
+        }
     }
 }
 

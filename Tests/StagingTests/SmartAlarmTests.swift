@@ -70,27 +70,4 @@ import Testing
         let fired = Self.run(String(repeating: "D", count: 100), endSeconds: 9000)
         #expect(fired.count == 1 && fired[0].rule == "deadline" && fired[0].time == Self.s(7200))
     }
-
-    @Test func parsesAlarmOptions() throws {
-        let start = ISO8601DateFormatter().date(from: "2026-01-01T23:00:00Z")!
-        let a = try AlarmSpec.parse(time: "06:45", window: nil, start: start)
-        #expect(a.alarmTime == Self.s(7.75 * 3600) && a.window == Self.s(1800))
-        #expect(try AlarmSpec.parse(time: "23:30", window: "1h30m", start: start).window == Self.s(5400))
-        #expect(try AlarmSpec.parse(time: "23:30", window: "1h30m", start: start).alarmTime == Self.s(1800))
-        #expect(try AlarmSpec.parse(time: "7:00", window: "45", start: start).window == Self.s(2700))
-        #expect(try AlarmSpec.parse(time: "07:00", window: "90s", start: start).window == Self.s(90))
-        #expect(try AlarmSpec.parse(time: "07:00", window: "20min", start: start).window == Self.s(1200))
-        let paris = TimeZone(identifier: "Europe/Paris")!
-        #expect(try AlarmSpec.parse(time: "07:00", window: nil, start: start, timeZone: paris).alarmTime == Self.s(7 * 3600))
-    }
-
-    @Test(arguments: ["7", "25:00", "07:60", "0745", "ab:cd", "07:5"])
-    func rejectsBadTimes(_ text: String) {
-        #expect(throws: AlarmSpec.ParseError.self) { try AlarmSpec.parse(time: text, window: nil, start: Date()) }
-    }
-
-    @Test(arguments: ["", "0m", "13h", "30x", "m30", "1h30", "-5m"])
-    func rejectsBadWindows(_ text: String) {
-        #expect(throws: AlarmSpec.ParseError.self) { try AlarmSpec.parse(time: "07:00", window: text, start: Date()) }
-    }
 }

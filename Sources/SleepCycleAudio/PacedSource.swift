@@ -1,5 +1,4 @@
 import Foundation
-import SleepCycleAudio
 
 /// How fast a file is replayed.
 public enum ReplayPace: Sendable, Hashable {

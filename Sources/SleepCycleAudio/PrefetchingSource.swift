@@ -1,6 +1,5 @@
 import Foundation
 import DequeModule
-import SleepCycleAudio
 
 /// Reads another source ahead on its own thread into a bounded queue, so decoding and resampling (the reader
 /// thread) overlap feature extraction and the bus (the caller's thread): the two-core mode for files.

@@ -14,3 +14,5 @@ public protocol StreamingFeatureExtractor: AnyObject {
 /// Makes the extractor of channel `channel` for frame / hop lengths at 16 kHz.
 public typealias FeatureExtractorFactory = @Sendable (_ channel: Int, _ frameLength: Int, _ hopLength: Int) throws
     -> any StreamingFeatureExtractor
+
+extension FeatureAnalyzer: StreamingFeatureExtractor {}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Something that did not stop an analysis but that the user should know: a truncated or damaged file, samples
+/// that were not numbers, wearable samples outside the recording. `message` is one line and names the input.
+public struct AnalysisWarning: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of problem (extensible, like `AudioError.Code`).
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The file ends before the length its header declares; the audio present was analysed.
+        public static let truncated = Code("truncated")
+        /// Stretches of damaged audio data were skipped and put on the timeline as missing input.
+        public static let damagedAudio = Code("damagedAudio")
+        /// Samples that were not finite or far out of range were replaced by silence.
+        public static let invalidSamples = Code("invalidSamples")
+        /// Heart-rate or motion samples fell outside the recording and were not used.
+        public static let sideInputOutsideRecording = Code("sideInputOutsideRecording")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Which kind of timed side input a sample is (for messages).
+public enum SideInputKind: String, Sendable, Hashable, CaseIterable {
+    case heartRate = "heart-rate"
+    case motion
+
+    init?(_ event: AnalysisEvent) {
+        switch event {
+        case .heartRate: self = .heartRate
+        case .motion: self = .motion
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,7 @@
+// The types a SleepCycle user names come with `import SleepCycle`: the bus vocabulary (`SleepStage`, `EventType`,
+// `HeartRateSample`, `MotionSample`, `AnalysisEvent`, …), the audio sources (`AudioFileSource`,
+// `InjectedAudioSource`, `ALSACaptureSource`, `PacedSource`) and the text formats (`ISO8601Time`, `CSVTable`).
+// swift-nio's `NIO` module re-exports `NIOCore` the same way.
+@_exported import SleepCycleAudio
+@_exported import SleepCycleBus
+@_exported import SleepCycleFormats

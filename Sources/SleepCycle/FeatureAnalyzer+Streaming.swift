@@ -1,3 +1,0 @@
-import SleepCycleDSP
-
-extension FeatureAnalyzer: StreamingFeatureExtractor {}

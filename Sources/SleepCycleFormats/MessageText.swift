@@ -1,0 +1,38 @@
+/// Text from a user's input, made safe to quote in a one-line message: control characters (including ESC, so no
+/// terminal escape sequence is replayed) are written as `\u{…}` escapes, bytes of a non-UTF-8 file name as `\xNN`,
+/// and long text is cut with a note of how much was left out (a 40 MB CSV field is not echoed).
+public enum MessageText {
+    /// `text` sanitised and cut to at most `limit` characters (plus the note).
+    public static func field(_ text: some StringProtocol, limit: Int = 60) -> String {
+        var out = ""
+        var shown = 0
+        var total = 0
+        for scalar in text.unicodeScalars {
+            total += 1
+            guard shown < limit else { continue }
+            shown += 1
+            out += escaped(scalar)
+        }
+        if total > shown { out += "… (\(total - shown) more characters)" }
+        return out
+    }
+
+    /// A file path for a message: sanitised like `field`, cut in the middle beyond 300 characters so the file name
+    /// stays visible.
+    public static func path(_ path: String) -> String {
+        let scalars = Array(path.unicodeScalars)
+        guard scalars.count > 300 else { return scalars.map(escaped).joined() }
+        return scalars.prefix(120).map(escaped).joined() + "…" + scalars.suffix(170).map(escaped).joined()
+    }
+
+    private static func escaped(_ u: Unicode.Scalar) -> String {
+        if let byte = PathEncoding.rawByte(u) { return "\\x" + String(byte, radix: 16, uppercase: true) }
+        switch u.value {
+        case 0x09: return "\\t"
+        case 0x0A: return "\\n"
+        case 0x0D: return "\\r"
+        case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: return "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+        default: return String(u)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// File names are bytes on Linux, not necessarily UTF-8; Swift strings are Unicode. This mapping carries any file
+/// name through a `String` and back unchanged: valid UTF-8 is decoded as usual, and each byte of an invalid
+/// sequence becomes the private-use scalar U+10FE00 + byte (bytes 0x80…0xFF → U+10FE80…U+10FEFF), the same idea
+/// as Python's "surrogateescape" (PEP 383), which Swift strings cannot hold. A real file name containing those
+/// private-use scalars would be misread as raw bytes; none is known to exist.
+///
+/// The command line decodes its arguments with `string(fromBytes:)`; everything that opens a path by name goes
+/// through `withCString`; messages show the raw bytes as `\xNN` (`MessageText`).
+public enum PathEncoding {
+    private static let base: UInt32 = 0x10FE00
+
+    /// The string for a file name's bytes.
+    public static func string<Bytes: Collection<UInt8>>(fromBytes bytes: Bytes) -> String {
+        var scalars = String.UnicodeScalarView()
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var pending = Array(bytes)[...]
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                scalars.append(Unicode.UTF8.decode(encoded))
+                pending = pending.dropFirst(encoded.count)
+            case .error(let length):
+                for b in pending.prefix(length) { scalars.append(Unicode.Scalar(base + UInt32(b))!) }
+                pending = pending.dropFirst(length)
+            case .emptyInput:
+                return String(scalars)
+            }
+        }
+    }
+
+    /// The raw byte a scalar stands for, if it is one of the escape scalars.
+    public static func rawByte(_ u: Unicode.Scalar) -> UInt8? {
+        u.value >= base + 0x80 && u.value <= base + 0xFF ? UInt8(u.value - base) : nil
+    }
+
+    /// The bytes of the file name `path` (the inverse of `string(fromBytes:)`).
+    public static func bytes(_ path: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count)
+        for u in path.unicodeScalars {
+            if let b = rawByte(u) { out.append(b) } else { out.append(contentsOf: String(u).utf8) }
+        }
+        return out
+    }
+
+    /// Calls `body` with `path` as a NUL-terminated C string of its original bytes.
+    public static func withCString<R, E: Error>(_ path: String,
+                                                _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+        var raw = bytes(path).map { CChar(bitPattern: $0) }
+        raw.append(0)
+        return try raw.withUnsafeBufferPointer { (p) throws(E) -> R in try body(p.baseAddress!) }
+    }
+}

@@ -1,0 +1,207 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SleepCycleFormats
+
+/// Where a command's output goes (`--output PATH|-`), following the contract's rules (docs/cli.md, "Output"):
+///
+/// * none or `-`: standard output.
+/// * an existing regular file: replaced atomically — written to a temporary file beside it, given the old file's
+///   mode and owner, synced, then renamed over it — so a failure leaves the old file as it was. Refused when it is
+///   one of the command's inputs (the recording, `--hr` …, compared by device and inode, so links and other
+///   spellings of the same file count), when it is read-only, or when the user may not write it.
+/// * an existing device, FIFO or other non-regular file: written through, never replaced (`/dev/null` stays a
+///   device). A FIFO with no reader is an error, not a hang.
+/// * a symbolic link: followed (also when dangling: the file it names is created); a loop is an error.
+/// * a new path: created (mode 0666 minus the umask) only when the output is complete.
+///
+/// Nothing else on the system is replaced or deleted. `resolve` checks everything it can before the command does
+/// its work; `write` reports the remaining failures (a full disk) as one line, leaving no partial file.
+struct OutputTarget {
+    enum Destination: Equatable {
+        case standardOutput
+        /// A regular file to create or replace atomically (`existing`: the file's mode and owner when it exists).
+        case regularFile(path: String, existing: Ownership?)
+        /// A device, FIFO or other special file to write through.
+        case special(path: String, isFIFO: Bool)
+    }
+
+    struct Ownership: Equatable { var mode: mode_t; var uid: uid_t; var gid: gid_t }
+
+    /// The path as the user gave it (for messages).
+    let name: String
+    let destination: Destination
+
+    /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads.
+    static func resolve(_ path: String?, inputs: [String]) throws(CLIError) -> OutputTarget {
+        guard let path, path != "-" else { return OutputTarget(name: "standard output", destination: .standardOutput) }
+        guard !path.isEmpty else { throw CLIError(.usage, "--output: the path is empty") }
+        let shown = MessageText.path(path)
+        func fail(_ why: String) -> CLIError { CLIError(.cannotCreate, "\(shown): \(why)") }
+
+        let target = try followLinks(path, shown: shown)
+        var st = stat()
+        if PathEncoding.withCString(target, { stat($0, &st) }) != 0 {
+            let code = errno
+            guard code == ENOENT else { throw fail(InputFile.describe(errno: code)) }
+            try checkDirectory(of: target, shown: shown)
+            return OutputTarget(name: path, destination: .regularFile(path: target, existing: nil))
+        }
+        for input in inputs where input != "-" {
+            var other = stat()
+            if PathEncoding.withCString(input, { stat($0, &other) }) == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
+                throw fail("is also an input of this command (\(MessageText.path(input))): writing the output there "
+                    + "would destroy it; choose another output path")
+            }
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw fail("is a directory (expected a file path for the output)")
+        case S_IFREG:
+            guard st.st_mode & 0o222 != 0 else {
+                throw fail("is read-only (mode \(String(st.st_mode & 0o777, radix: 8))): not replaced")
+            }
+            guard PathEncoding.withCString(target, { access($0, W_OK) }) == 0 else {
+                throw fail(InputFile.describe(errno: errno))
+            }
+            try checkDirectory(of: target, shown: shown)
+            return OutputTarget(name: path, destination: .regularFile(
+                path: target, existing: Ownership(mode: st.st_mode & 0o7777, uid: st.st_uid, gid: st.st_gid)))
+        case S_IFSOCK:
+            throw fail("is a socket (expected a file, a device or a FIFO)")
+        default:
+            return OutputTarget(name: path, destination: .special(path: target, isFIFO: st.st_mode & S_IFMT == S_IFIFO))
+        }
+    }
+
+    /// The path with symbolic links followed, also when the last one dangles (the path it names is returned).
+    private static func followLinks(_ path: String, shown: String) throws(CLIError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var st = stat()
+            guard PathEncoding.withCString(current, { lstat($0, &st) }) == 0 else {
+                let code = errno
+                if code == ENOENT { return current }
+                throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: code))")
+            }
+            guard st.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = PathEncoding.withCString(current) { readlink($0, &buffer, buffer.count - 1) }
+            guard n >= 0 else { throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: errno))") }
+            let link = PathEncoding.string(fromBytes: buffer.prefix(n).map { UInt8(bitPattern: $0) })
+            if link.hasPrefix("/") {
+                current = link
+            } else {
+                let bytes = PathEncoding.bytes(current)
+                let dir = bytes.lastIndex(of: UInt8(ascii: "/")).map { PathEncoding.string(fromBytes: bytes[...$0]) } ?? ""
+                current = dir + link
+            }
+        }
+        throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: ELOOP))")
+    }
+
+    /// The directory that will hold a new or replaced file must exist and be writable.
+    private static func checkDirectory(of path: String, shown: String) throws(CLIError) {
+        let bytes = PathEncoding.bytes(path)
+        let dir = bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 == 0 ? "/" : PathEncoding.string(fromBytes: bytes[..<$0]) } ?? "."
+        var st = stat()
+        guard PathEncoding.withCString(dir, { stat($0, &st) }) == 0 else {
+            let code = errno
+            throw CLIError(.cannotCreate, "\(shown): cannot create the file: "
+                + (code == ENOENT ? "its directory \(MessageText.path(dir)) does not exist" : InputFile.describe(errno: code)))
+        }
+        guard st.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError(.cannotCreate, "\(shown): cannot create the file: \(MessageText.path(dir)) is not a directory")
+        }
+        guard PathEncoding.withCString(dir, { access($0, W_OK | X_OK) }) == 0 else {
+            throw CLIError(.cannotCreate, "\(shown): cannot create the file in \(MessageText.path(dir)) ("
+                + InputFile.describe(errno: errno) + ")")
+        }
+    }
+
+    /// Writes `bytes` as the whole output.
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
+    }
+
+    func write(_ data: UnsafeRawBufferPointer) throws(CLIError) {
+        switch destination {
+        case .standardOutput:
+            try Self.writeAll(STDOUT_FILENO, data, name: name)
+        case .special(let path, let isFIFO):
+            // A FIFO is opened without blocking first: with no reader, open fails (ENXIO) instead of hanging.
+            let fd = PathEncoding.withCString(path) { open($0, O_WRONLY | O_CLOEXEC | O_NOCTTY | (isFIFO ? O_NONBLOCK : 0)) }
+            guard fd >= 0 else { throw CLIError(.cannotCreate, "\(MessageText.path(name)): \(InputFile.describe(errno: errno))") }
+            defer { close(fd) }
+            if isFIFO { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+            try Self.writeAll(fd, data, name: name)
+        case .regularFile(let path, let existing):
+            try Self.replaceAtomically(path: path, existing: existing, data: data, name: name)
+        }
+    }
+
+    /// Writes to a temporary file in the target's directory and renames it over the target.
+    private static func replaceAtomically(path: String, existing: Ownership?, data: UnsafeRawBufferPointer,
+                                          name: String) throws(CLIError) {
+        let shown = MessageText.path(name)
+        let bytes = PathEncoding.bytes(path)
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        let dir = slash.map { Array(bytes[...$0]) } ?? []
+        let base = slash.map { Array(bytes[($0 + 1)...]) } ?? bytes
+        var template = (dir + Array(".".utf8) + base.prefix(200) + Array(".XXXXXX".utf8)).map { CChar(bitPattern: $0) } + [0]
+        let fd = mkstemp(&template)
+        guard fd >= 0 else {
+            throw CLIError(.cannotCreate, "\(shown): cannot create a temporary file beside it (\(InputFile.describe(errno: errno)))")
+        }
+        let temporary = PathEncoding.string(fromBytes: template.dropLast().map { UInt8(bitPattern: $0) })
+        var committed = false
+        defer {
+            close(fd)
+            if !committed { _ = PathEncoding.withCString(temporary) { unlink($0) } }
+        }
+        if let existing {
+            _ = fchmod(fd, existing.mode)
+            if fchown(fd, existing.uid, existing.gid) != 0 && errno != EPERM {
+                throw CLIError(.ioError, "\(shown): cannot keep the file's owner (\(InputFile.describe(errno: errno)))")
+            }
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            _ = fchmod(fd, 0o666 & ~mask)
+        }
+        try writeAll(fd, data, name: name, unchanged: existing != nil)
+        guard fsync(fd) == 0 else {
+            throw CLIError(.ioError, "\(shown): cannot write the output (\(InputFile.describe(errno: errno)))"
+                + (existing != nil ? "; the file is unchanged" : ""))
+        }
+        let renamed = PathEncoding.withCString(temporary) { from in PathEncoding.withCString(path) { rename(from, $0) } }
+        guard renamed == 0 else {
+            throw CLIError(.cannotCreate, "\(shown): cannot replace the file (\(InputFile.describe(errno: errno)))")
+        }
+        committed = true
+    }
+
+    /// `write(2)` until done, retrying interruptions.
+    private static func writeAll(_ fd: Int32, _ data: UnsafeRawBufferPointer, name: String,
+                                 unchanged: Bool = false) throws(CLIError) {
+        var done = 0
+        while done < data.count {
+            let n = Glibc.write(fd, data.baseAddress! + done, data.count - done)
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EPIPE { throw CLIError(.brokenPipe, "") }
+                throw CLIError(.ioError, "\(MessageText.path(name)): cannot write the output ("
+                    + InputFile.describe(errno: code) + ")" + (unchanged ? "; the file is unchanged" : ""))
+            }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import SleepCycleFormats
+
+@Suite struct ISO8601TimeTests {
+    @Test func formatsUTCMillisecondsExactly() {
+        #expect(ISO8601Time.utcString(from: Date(timeIntervalSince1970: 946_764_000)) == "2000-01-01T22:00:00.000Z")
+        #expect(ISO8601Time.utcString(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601Time.utcString(from: Date(timeIntervalSince1970: 951_782_400.0625)) == "2000-02-29T00:00:00.063Z")
+        #expect(ISO8601Time.utcString(from: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+    }
+
+    @Test func parsesEveryOffsetFormOfTheContract() throws {
+        let utc = try ISO8601Time.parse("2026-01-01T22:00:00Z")
+        for text in ["2026-01-01T23:00:00+01:00", "2026-01-01T23:00:00+0100", "2026-01-01T23:00:00+01",
+                     "2026-01-01 23:00:00+01:00", "2026-01-01T23:00+01:00"] {
+            let t = try ISO8601Time.parse(text)
+            #expect(t.date == utc.date, "\(text)")
+            #expect(t.utcOffsetSeconds == 3600, "\(text)")
+        }
+        #expect(try ISO8601Time.parse("2026-01-01T17:30:00-04:30").date == utc.date)
+        #expect(try ISO8601Time.parse("2026-01-01T22:00:00.250Z").date.timeIntervalSince(utc.date) == 0.25)
+        #expect(try ISO8601Time.parse("2026-01-01T22:00:00,5z").date.timeIntervalSince(utc.date) == 0.5)
+        #expect(try ISO8601Time.parse("2026-01-01T23:00:00+01:00").description == "2026-01-01T23:00:00.000+01:00")
+    }
+
+    @Test(arguments: [
+        ("", "not a date"), ("yesterday", "not a date"), ("2026-13-01T00:00:00Z", "month 13"),
+        ("2026-02-30T00:00:00Z", "day 30"), ("2026-01-01", "no time of day"), ("2026-01-01T24:00:00Z", "out of range"),
+        ("2026-01-01T23:00:00", "no UTC offset"), ("2026-01-01T23:00:00+25:00", "+25:00 is out of range"),
+        ("2026-01-01T23:00:00+18:30", "out of range"), ("2026-01-01T23:00:00+01:60", "out of range"),
+        ("2026-01-01T23:00:00Zjunk", "unexpected text"), ("2026-01-01T23:00:00.Z", "no digits"),
+    ])
+    func refusesWithAReason(_ text: String, reason: String) {
+        do {
+            _ = try ISO8601Time.parse(text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(error.description.contains(reason), "\(text): \(error.description)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test func localTimesTakeTheDefaultOffset() throws {
+        let t = try ISO8601Time.parse("2026-01-01T23:00:00", defaultOffsetSeconds: 3600)
+        #expect(t.date == (try ISO8601Time.parse("2026-01-01T22:00:00Z")).date)
+    }
+
+    @Test func clockTimesInTheOffset() {
+        let d = Date(timeIntervalSince1970: 1_767_304_800)   // 2026-01-01T22:00:00Z
+        let p = ISO8601Time.LocalParts(date: d, utcOffsetSeconds: 3600)
+        #expect(p.dateString == "2026-01-01" && p.clock() == "23:00:00")
+        let q = ISO8601Time.LocalParts(date: d, utcOffsetSeconds: 7200)
+        #expect(q.dateString == "2026-01-02" && q.clock(milliseconds: true) == "00:00:00.000")
+        #expect(ISO8601Time.offsetString(-16200) == "-04:30" && ISO8601Time.offsetString(0) == "Z")
+        // Absurd dates format without trapping.
+        _ = ISO8601Time.utcString(from: .distantFuture)
+        _ = ISO8601Time.utcString(from: Date(timeIntervalSince1970: .infinity))
+    }
+}
+
+@Suite struct ClockTimeAndDurationTests {
+    @Test func alarmTimeIsTheNextOccurrenceInTheOffset() throws {
+        let start = try ISO8601Time.parse("2026-01-01T23:00:00+01:00")
+        let seven = try #require(ClockTime("07:00"))
+        let alarm = seven.nextOccurrence(after: start.date, utcOffsetSeconds: start.utcOffsetSeconds)
+        #expect(alarm.timeIntervalSince(start.date) == 8 * 3600)       // 07:00 the next morning, +01:00
+        let late = try #require(ClockTime("23:30"))
+        #expect(late.nextOccurrence(after: start.date, utcOffsetSeconds: 3600).timeIntervalSince(start.date) == 1800)
+        #expect(ClockTime("7:00")?.hour == 7)
+    }
+
+    @Test(arguments: ["7", "25:00", "07:60", "0745", "ab:cd", "07:5", "+7:00", "07:00:00", "٠٧:٠٠"])
+    func refusesBadClockTimes(_ text: String) {
+        #expect(ClockTime(text) == nil)
+    }
+
+    @Test func parsesDurations() throws {
+        #expect(try DurationText.parse("30m").seconds == 1800)
+        #expect(try DurationText.parse("1h30m").seconds == 5400)
+        #expect(try DurationText.parse("45min").seconds == 2700)
+        #expect(try DurationText.parse("90s").seconds == 90)
+        #expect(try DurationText.parse("30d").seconds == 30 * 86_400)
+        #expect(try DurationText.parse("1.5h").seconds == 5400)
+        #expect(try DurationText.parse("45", bareUnit: .minutes).seconds == 2700)
+        #expect(DurationText(seconds: 5400).description == "1h30m")
+    }
+
+    @Test(arguments: ["", "30x", "m30", "1h30", "-5m", "1e400h", "nan", "inf", "45"])
+    func refusesBadDurations(_ text: String) {
+        #expect(throws: DurationText.ParseError.self) { try DurationText.parse(text) }
+    }
+
+    @Test func durationsOutOfRangeAreRefused() {
+        #expect(throws: DurationText.ParseError.self) { try DurationText.parse("13h", range: 1...(12 * 3600)) }
+        #expect(throws: DurationText.ParseError.self) { try DurationText.parse("0m", range: 1...(12 * 3600)) }
+    }
+}
+
+@Suite struct MessageTextAndPathTests {
+    @Test func fieldsAreCutAndEscaped() {
+        let huge = String(repeating: "9", count: 40_000_000)
+        let shown = MessageText.field(huge)
+        #expect(shown.count < 120 && shown.contains("more characters"))
+        #expect(MessageText.field("a\u{1B}[31mred\r\n") == "a\\u{1B}[31mred\\r\\n")
+    }
+
+    @Test func nonUTF8FileNamesRoundTrip() {
+        let raw: [UInt8] = Array("night-".utf8) + [0xE9, 0xFF] + Array(".wav".utf8)
+        let s = PathEncoding.string(fromBytes: raw)
+        #expect(PathEncoding.bytes(s) == raw)
+        #expect(MessageText.path(s) == "night-\\xE9\\xFF.wav")
+        let valid = "nuit-été.wav"
+        #expect(PathEncoding.string(fromBytes: Array(valid.utf8)) == valid)
+        #expect(PathEncoding.bytes(valid) == Array(valid.utf8))
+    }
+}
