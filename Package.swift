@@ -13,7 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // SHA-1 for name-based session ids now; AES-GCM for encrypted clips and wearable data later.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
@@ -74,6 +74,6 @@ let package = Package(
         .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
         .testTarget(name: "StagingTests", dependencies: ["Staging", "SleepStatistics", "SmartAlarm"]),
         .testTarget(name: "SleepCycleTests", dependencies: ["SleepCycle"]),
-        .testTarget(name: "CLITests", dependencies: ["sleepcycle"]),
+        .testTarget(name: "CLITests", dependencies: ["sleepcycle", "SleepCycleAudio"]),
     ]
 )

@@ -37,4 +37,11 @@ public protocol AudioSource: AnyObject {
     func read() throws -> SourceRead
     /// Stops the source; a blocked `read()` returns `.end`. Idempotent.
     func close()
+    /// Problems that did not stop the source (a truncated or damaged file, replaced samples), one line each;
+    /// complete once `read()` has returned `.end`.
+    var warnings: [AudioError] { get }
+}
+
+extension AudioSource {
+    public var warnings: [AudioError] { [] }
 }

@@ -40,6 +40,7 @@ public final class PacedSource: AudioSource, @unchecked Sendable {
 
     public var format: SourceFormat { inner.format }
     public var name: String { inner.name }
+    public var warnings: [AudioError] { inner.warnings }
 
     public func read() throws -> SourceRead {
         condition.lock()

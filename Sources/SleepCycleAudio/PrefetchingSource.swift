@@ -24,6 +24,7 @@ public final class PrefetchingSource: AudioSource, @unchecked Sendable {
 
     public var format: SourceFormat { inner.format }
     public var name: String { inner.name }
+    public var warnings: [AudioError] { inner.warnings }
 
     private func startIfNeeded() {
         guard thread == nil else { return }

@@ -34,6 +34,17 @@ public enum PathEncoding {
         u.value >= base + 0x80 && u.value <= base + 0xFF ? UInt8(u.value - base) : nil
     }
 
+    /// `path` with each raw byte written as `\xNN` (valid UTF-8 unchanged): how a non-UTF-8 name is shown in the
+    /// JSON's `source.path` and in messages.
+    public static func display(_ path: String) -> String {
+        guard path.unicodeScalars.contains(where: { rawByte($0) != nil }) else { return path }
+        var out = ""
+        for u in path.unicodeScalars {
+            if let b = rawByte(u) { out += "\\x" + String(b, radix: 16, uppercase: true) } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
     /// The bytes of the file name `path` (the inverse of `string(fromBytes:)`).
     public static func bytes(_ path: String) -> [UInt8] {
         var out: [UInt8] = []

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import SleepCycle
+import SleepCycleAudio
 import SleepCycleFormats
+import Staging
 
 @main
 struct SleepCycleCommand: AsyncParsableCommand {
@@ -25,37 +27,48 @@ struct SleepCycleCommand: AsyncParsableCommand {
             return PathEncoding.string(fromBytes: UnsafeBufferPointer(start: UnsafeRawPointer(arg)
                 .assumingMemoryBound(to: UInt8.self), count: strlen(arg)))
         }
-        let command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                // --help, --version, help screens, completion scripts: their full text, on standard output.
-                FileHandle.standardOutput.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(0)
-            }
-            let usage = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }.joined(separator: "; ")
-            let name = commandName(arguments)
-            StandardError.write("\(name): \(MessageText.field(usage, limit: 400)) (see '\(name) --help')")
-            Foundation.exit(code.rawValue == 0 ? CLIError.Status.usage.rawValue : code.rawValue)
-        }
-        do {
+            var command = try parseAsRoot(arguments)
             if var async = command as? any AsyncParsableCommand {
                 try await async.run()
             } else {
-                var sync = command
-                try sync.run()
+                try command.run()
             }
             Foundation.exit(0)
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
         } catch {
+            Foundation.exit(report(error, arguments: arguments))
+        }
+    }
+
+    /// Prints what `error` means for the user and returns the exit status.
+    static func report(_ error: any Error, arguments: [String]) -> Int32 {
+        switch error {
+        case let code as ExitCode:
+            return code.rawValue
+        case is CLIError, is AudioError, is InputFileError, is StagingError:
             let failure = CLIError.from(error)
             if failure.status != .brokenPipe { StandardError.write(MessageText.field(failure.message, limit: 2000)) }
-            Foundation.exit(failure.status.rawValue)
+            return failure.status.rawValue
+        default:
+            break
         }
+        // swift-argument-parser's own outcomes: help, version and completion scripts (status 0) and usage errors.
+        let code = exitCode(for: error)
+        if code == .success {
+            let text = fullMessage(for: error) + "\n"
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return 0
+        }
+        guard code.rawValue == CLIError.Status.usage.rawValue else {
+            let failure = CLIError.from(error)
+            StandardError.write(MessageText.field(failure.message, limit: 2000))
+            return failure.status.rawValue
+        }
+        let usage = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+        let name = commandName(arguments)
+        StandardError.write("\(name): \(MessageText.field(usage, limit: 400)) (see '\(name) --help')")
+        return CLIError.Status.usage.rawValue
     }
 
     /// `sleepcycle` or `sleepcycle SUBCOMMAND`, for usage messages.

@@ -31,7 +31,7 @@ import SleepCycleBus
     @Test func recordingShorterThanTheWindowGetsOneEstimateAtTheEnd() throws {
         // 20 s at 15 breaths/min: five breaths, a third of the 60-s window.
         let signal = SyntheticBreathing.breathing(bpm: 15, seconds: 20, snrDb: 10, seed: 7)
-        var pipe = try EnginePipe(channels: 1)
+        let pipe = try EnginePipe(channels: 1)
         var start = 0
         while start < signal.count {
             let published = pipe.audio(start: Int64(start), [Array(signal[start..<min(signal.count, start + 4000)])])
@@ -97,7 +97,7 @@ import SleepCycleBus
         // 25 s at 12 breaths/min, a 10-s gap, then 25 s at 30 breaths/min.
         let first = SyntheticBreathing.breathing(bpm: 12, seconds: 25, snrDb: 10, seed: 31)
         let second = SyntheticBreathing.breathing(bpm: 30, seconds: 25, snrDb: 10, seed: 32)
-        var pipe = try EnginePipe(channels: 1)
+        let pipe = try EnginePipe(channels: 1)
         pipe.audio(start: 0, [first])
         pipe.gap(start: 400_000, length: 160_000)
         pipe.audio(start: 560_000, [second])

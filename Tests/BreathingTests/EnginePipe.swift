@@ -2,51 +2,49 @@ import SleepCycleBus
 import SleepCycleDSP
 @testable import Breathing
 
-/// Feeds a consumer the way the engine's pipeline does: `.audio`, then each channel's `.features`
-/// (FeatureAnalyzer 1024/512); before a gap and at the end, the remaining frames.
+/// Feeds the estimator through `AnalysisFeeder`, the engine's own driver (FeatureAnalyzer 1024/512), and keeps
+/// the rate estimates each step publishes.
 struct EnginePipe {
-    var estimator: BreathingRateEstimator
-    let analyzers: [FeatureAnalyzer]
-    private(set) var estimates: [BreathingEstimate] = []
+    /// The estimator and what it published, stepped by the feeder.
+    private final class Sink {
+        var estimator: BreathingRateEstimator
+        var estimates: [BreathingEstimate] = []
+        var fresh: [BreathingEstimate] = []
+        init(_ estimator: BreathingRateEstimator) { self.estimator = estimator }
+        func step(_ event: AnalysisEvent) {
+            for case .breathingRate(let e) in estimator.handle(event) { fresh.append(e); estimates.append(e) }
+        }
+        func take() -> [BreathingEstimate] { defer { fresh = [] }; return fresh }
+    }
+
+    private let sink: Sink
+    private let feeder: AnalysisFeeder
+    var estimates: [BreathingEstimate] { sink.estimates }
 
     init(channels: Int, configuration: BreathingRateEstimator.Configuration = .init()) throws {
-        estimator = BreathingRateEstimator(configuration: configuration)
-        analyzers = try (0..<channels).map { try FeatureAnalyzer(channel: $0) }
+        let sink = Sink(BreathingRateEstimator(configuration: configuration))
+        self.sink = sink
+        feeder = AnalysisFeeder(extractors: try (0..<channels).map { try FeatureAnalyzer(channel: $0) }) { sink.step($0) }
     }
 
     /// Returns the rate estimates published by this step.
     @discardableResult
-    mutating func audio(start: Int64, _ channels: [[Float]]) -> [BreathingEstimate] {
-        var events = estimator.handle(.audio(AudioBlock(start: start, channels: channels)))
-        for (c, analyzer) in analyzers.enumerated() {
-            if let block = analyzer.process(channels[c]) { events += estimator.handle(.features(block)) }
-        }
-        return collect(events)
+    func audio(start: Int64, _ channels: [[Float]]) -> [BreathingEstimate] {
+        feeder.audio(AudioBlock(start: start, channels: channels))
+        return sink.take()
     }
 
     @discardableResult
-    mutating func gap(start: Int64, length: Int64) -> [BreathingEstimate] {
-        var events = flushFeatures()
-        events += estimator.handle(.gap(AudioGap(start: start, length: length, reason: .missingInput)))
-        for a in analyzers { a.reset(startSample: start + length) }
-        return collect(events)
+    func gap(start: Int64, length: Int64) -> [BreathingEstimate] {
+        feeder.gap(AudioGap(start: start, length: length, reason: .missingInput))
+        return sink.take()
     }
 
+    /// Ends the session where the audio ends (`t` must be that position).
     @discardableResult
-    mutating func end(at t: Int64) -> [BreathingEstimate] {
-        var events = flushFeatures()
-        events += estimator.handle(.sessionEnding(at: t))
-        return collect(events)
-    }
-
-    private mutating func flushFeatures() -> [AnalysisEvent] {
-        analyzers.compactMap { $0.finish() }.flatMap { estimator.handle(.features($0)) }
-    }
-
-    private mutating func collect(_ events: [AnalysisEvent]) -> [BreathingEstimate] {
-        var new: [BreathingEstimate] = []
-        for case .breathingRate(let e) in events { new.append(e) }
-        estimates += new
-        return new
+    func end(at t: Int64) -> [BreathingEstimate] {
+        precondition(t == feeder.position, "the session ends where the audio ends")
+        feeder.end()
+        return sink.take()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SleepCycleAudio
 import Testing
 
 /// Runs the built `sleepcycle analyze` on WAV files written by the test (PCM16, minimal RIFF header).
@@ -16,29 +17,13 @@ final class AnalyzeCommandTests {
     func writeWAV(name: String, rate: Int, channels: [[Float]]) throws -> String {
         let dir = temp.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let frames = channels[0].count, nc = channels.count
-        var d = Data()
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
-        d.append(contentsOf: Array("RIFF".utf8)); u32(36 + frames * nc * 2); d.append(contentsOf: Array("WAVE".utf8))
-        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(nc); u32(rate); u32(rate * nc * 2); u16(nc * 2); u16(16)
-        d.append(contentsOf: Array("data".utf8)); u32(frames * nc * 2)
-        var pcm = [Int16](repeating: 0, count: frames * nc)
-        for i in 0..<frames { for c in 0..<nc { pcm[i * nc + c] = Int16(max(-1, min(1, channels[c][i])) * 32767) } }
-        pcm.withUnsafeBytes { d.append(contentsOf: $0) }
+        let d = TestWAV.pcm16(rate: rate, channels: channels)
         let path = dir.appendingPathComponent(name).path
         try d.write(to: URL(fileURLWithPath: path))
         return path
     }
 
-    /// 4 s of noise, 3 s of digital silence, 3 s of noise.
-    static func night(rate: Int = 16_000) -> [Float] {
-        var s: UInt64 = 0x2545F4914F6CDD1D
-        func noise(_ n: Int) -> [Float] {
-            (0..<n).map { _ in s ^= s << 13; s ^= s >> 7; s ^= s << 17; return Float(s % 20_001) / 100_000 - 0.1 }
-        }
-        return noise(4 * rate) + [Float](repeating: 0, count: 3 * rate) + noise(3 * rate)
-    }
+    static func night(rate: Int = 16_000) -> [Float] { TestWAV.night(rate: rate) }
 
     @Test func jsonIsTheContractAndByteIdenticalAcrossRunsAndCopies() throws {
         let path = try writeWAV(name: "night.wav", rate: 16_000, channels: [Self.night()])
@@ -109,5 +94,83 @@ final class AnalyzeCommandTests {
             #expect(lines.count == 1, "\(r.stderr)")
             #expect(lines.first?.hasPrefix(path + ":") == true, "\(r.stderr)")
         }
+    }
+
+    /// `--start` with an offset: `--alarm` is read in that offset (it was read in UTC), and the text summary shows
+    /// clock times in it.
+    @Test func alarmAndTextSummaryUseTheStartOffset() throws {
+        let path = try writeWAV(name: "n.wav", rate: 16_000, channels: [Self.night()])
+        let r = try Self.analyze([path, "--format", "json", "--start", "2026-01-01T23:00:00+0100", "--alarm", "23:01",
+                                  "--alarm-window", "30s"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let alarm = try #require(json["smartAlarm"] as? [String: Any])
+        #expect(alarm["alarmTime"] as? String == "2026-01-01T22:01:00.000Z")     // 23:01 at +01:00
+        #expect(json["utcOffset"] as? String == "+01:00")
+        #expect(json["startTime"] as? String == "2026-01-01T22:00:00.000Z")
+        let text = try Self.analyze([path, "--start", "2026-01-01T23:00:00+01:00", "--alarm", "23:01"])
+        #expect(text.stdout.contains("recording   23:00:00 → 23:00:10 UTC+01:00"), "\(text.stdout)")
+        #expect(text.stdout.contains("window      22:31:00 → 23:01:00 UTC+01:00"), "\(text.stdout)")
+        #expect(text.stdout.hasPrefix("Night of 2026-01-01"))
+    }
+
+    /// A night of digital silence or of a DC offset has no usable audio: no sleep is scored (it came out as 100 %).
+    @Test func aSilentOrDCNightIsNotScoredAsSleep() throws {
+        for (name, value) in [("silent.wav", Float(0)), ("dc.wav", Float(0.25))] {
+            let path = try writeWAV(name: name, rate: 16_000, channels: [[Float](repeating: value, count: 16_000 * 180)])
+            let r = try Self.analyze([path, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let stats = try #require(json["statistics"] as? [String: Any])
+            #expect(stats["finalWakeTime"] is NSNull, "\(name)")
+            #expect(stats["totalSleepDuration"] as? Double == 0, "\(name)")
+            #expect((json["sleepStageIntervals"] as? [Any])?.isEmpty == true, "\(name)")
+            let text = try Self.analyze([path])
+            #expect(text.stdout.contains("no sleep scored (no usable audio"), "\(text.stdout)")
+        }
+    }
+
+    /// A stereo night with the same sound on both microphones: the text summary counts each sound once.
+    @Test func stereoSummaryCountsASoundOnce() throws {
+        let example = Self.repo.appendingPathComponent("Fixtures/example-night.flac").path
+        let mono = try Self.analyze([example, "--format", "json"])
+        let monoJSON = try #require(try JSONSerialization.jsonObject(with: Data(mono.stdout.utf8)) as? [String: Any])
+        let snores = (monoJSON["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "snoring" }.count
+        #expect(snores > 5)
+        // The example night on both channels (the right one 6 dB quieter): a stereo WAV.
+        let samples = try Self.decodeExample()
+        let path = try writeWAV(name: "stereo.wav", rate: 16_000, channels: [samples, samples.map { $0 * 0.5 }])
+        let text = try Self.analyze([path])
+        #expect(text.status == 0, "\(text.stderr)")
+        let line = try #require(text.stdout.split(separator: "\n").first { $0.contains("snoring ") && $0.contains("event") })
+        let count = Int(line.split(separator: " ").first { Int($0) != nil } ?? "") ?? -1
+        #expect(abs(count - snores) <= 2, "\(line) against \(snores) mono snores")
+    }
+
+    /// Events end within the recording (an event still open at the end is closed at `endTime`).
+    @Test func eventsNeverEndAfterTheRecording() throws {
+        let example = Self.repo.appendingPathComponent("Fixtures/example-night.flac").path
+        let samples = try Self.decodeExample()
+        // Cut the night in the middle of its snoring bout (36–100 s).
+        let path = try writeWAV(name: "cut.wav", rate: 16_000, channels: [Array(samples.prefix(16_000 * 60))])
+        for file in [example, path] {
+            let r = try Self.analyze([file, "--format", "json"])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let end = try #require(json["endTime"] as? String)
+            for e in json["events"] as? [[String: Any]] ?? [] {
+                #expect((e["end"] as? String ?? "") <= end, "\(e) after \(end)")
+            }
+        }
+    }
+
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The example night's samples (16 kHz mono), decoded by the library.
+    static func decodeExample() throws -> [Float] {
+        let source = try AudioFileSource(path: repo.appendingPathComponent("Fixtures/example-night.flac").path)
+        var samples: [Float] = []
+        while case .audio(_, let channels) = try source.read() { samples += channels[0] }
+        return samples
     }
 }

@@ -23,14 +23,46 @@ enum BuiltBinary {
     struct Run { var status: Int32; var stdout: String; var stderr: String }
 
     /// Runs `sleepcycle arguments…` to completion, reading both pipes fully before waiting (outputs can exceed
-    /// a pipe buffer).
-    static func run(_ arguments: [String]) throws -> Run {
+    /// a pipe buffer). `stdin` is written to its standard input (nothing: /dev/null); `stdout` replaces the
+    /// captured pipe (then `Run.stdout` is empty); `directory` is its working directory.
+    static func run(_ arguments: [String], stdin: Data? = nil, stdout: FileHandle? = nil,
+                    directory: URL? = nil) throws -> Run {
         let bin = try #require(url, "sleepcycle binary not found next to \(CommandLine.arguments[0])")
         let p = Process()
         p.executableURL = bin
         p.arguments = arguments
+        if let directory { p.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = stdout ?? out
+        p.standardError = err
+        p.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        if let stdin {
+            DispatchQueue.global().async(group: group) {
+                try? input.fileHandleForWriting.write(contentsOf: stdin)
+                try? input.fileHandleForWriting.close()
+            }
+        }
+        let outData = stdout == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        group.wait()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs a shell command line with `$0` set to the binary (for arguments that are not UTF-8).
+    static func shell(_ script: String) throws -> Run {
+        let bin = try #require(url, "sleepcycle binary not found")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script, bin.path]
         let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
         try p.run()
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()

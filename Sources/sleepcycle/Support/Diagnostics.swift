@@ -40,10 +40,9 @@ struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        let text = MessageText.field(message.description, limit: 2000)
-        StandardError.write("\(level == .critical ? "error" : level.rawValue): \(text)")
+    func log(event: LogEvent) {
+        let text = MessageText.field(event.message.description, limit: 2000)
+        StandardError.write("\(event.level == .critical ? "error" : event.level.rawValue): \(text)")
     }
 }
 

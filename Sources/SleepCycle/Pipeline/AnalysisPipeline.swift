@@ -101,6 +101,7 @@ public final class AnalysisPipeline {
             guard process(read) else { break }
             progress?(position)
         }
+        for warning in source.warnings { addWarning(AnalysisWarning(audio: warning)) }
         return finish()
     }
 

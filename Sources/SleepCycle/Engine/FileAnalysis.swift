@@ -48,11 +48,11 @@ public enum FileAnalysis {
         let expected: SampleTime? = format.frameCount.map {
             SampleTime((Double($0) * Double(AnalysisClock.sampleRate) / Double(max(1, format.sampleRate))).rounded())
         }
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: file.name, options: options,
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: PathEncoding.display(file.name),
+                                            options: options,
                                             listeners: listeners)
         var result = try pipeline.run(source: source, progress: progress.map { p in { p($0, expected) } })
         result.utcOffsetSeconds = utcOffsetSeconds
-        result.warnings = file.warnings.map(AnalysisWarning.init(audio:)) + result.warnings
         for w in result.warnings { warnings?(w) }
         return result
     }

@@ -1,36 +1,7 @@
 import Foundation
+import Logging
 import SleepCycleBus
 import SleepCycleAudio
-
-/// What a session analyses (Sleep Cycle SDK `SleepAnalysisConfig`).
-public struct SleepAnalysisConfig: Sendable, Hashable {
-    /// Analyse the audio source (the only analysis input of this build; must be true).
-    public var useAudio: Bool
-    /// Accept accelerometer motion samples (`PipelineOptions.sideInputs`) as staging input.
-    public var useAccelerometer: Bool
-    /// The session id; nil = a random UUID (live sessions). Files analysed by the CLI use a name-based id.
-    public var sessionId: UUID?
-    public init(useAudio: Bool = true, useAccelerometer: Bool = false, sessionId: UUID? = nil) {
-        self.useAudio = useAudio; self.useAccelerometer = useAccelerometer; self.sessionId = sessionId
-    }
-}
-
-/// Lifecycle errors of the engine: calls made in the wrong state or with an unusable configuration.
-public enum SleepAnalysisEngineError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notInitialized
-    case alreadyRunning
-    case notRunning
-    case unsupportedConfiguration(String)
-
-    public var description: String {
-        switch self {
-        case .notInitialized: "the engine is not initialized: call initialize() before startAnalysis"
-        case .alreadyRunning: "an analysis is already running: call stopAnalysis() first"
-        case .notRunning: "no analysis is running: call startAnalysis first"
-        case .unsupportedConfiguration(let why): "unsupported configuration: \(why)"
-        }
-    }
-}
 
 /// The sleep-analysis engine with the Sleep Cycle SDK's lifecycle:
 /// `initialize` → `startAnalysis(config:at:using:eventListeners:)` → (streams) → `stopAnalysis()`.
@@ -98,13 +69,19 @@ public actor SleepAnalysisEngine {
         guard config.useAudio else {
             throw SleepAnalysisEngineError.unsupportedConfiguration("useAudio must be true (audio is the analysis input)")
         }
+        if !config.useAccelerometer, options.sideInputs.contains(where: { if case .motion = $0 { true } else { false } }) {
+            throw SleepAnalysisEngineError.unsupportedConfiguration(
+                "motion samples were given but useAccelerometer is false: set it to use them")
+        }
         let id = config.sessionId ?? UUID()
         let format = source.format
         let info = SessionInfo(id: id, clock: AnalysisClock(start: date), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
         let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
                                             listeners: eventListeners, observers: observers)
-        let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers)
+        let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
+                                   utcOffsetSeconds: config.utcOffsetSeconds)
+        Self.log.debug("session \(id) started on \(source.name): \(format.sampleRate) Hz, \(format.channelCount) channel(s)")
         session = runner
         setState(.running)
         runner.start()
@@ -129,67 +106,30 @@ public actor SleepAnalysisEngine {
         return try outcome.get()
     }
 
+    /// Analyses the whole recording at `path` (a file libsndfile reads) and returns its result: the same result,
+    /// byte for byte, as `sleepcycle analyze` gives (`FileAnalysis`), computed on the engine's analysis thread.
+    /// The engine must be initialized and idle; it is idle again afterwards.
+    ///
+    /// - Parameters:
+    ///   - start: wall-clock time of the first sample (default `FileAnalysis.defaultStart`); part of the session id.
+    ///   - utcOffsetSeconds: the sleeper's clock offset, for the text summary.
+    public func analyze(file path: String, start: Date = FileAnalysis.defaultStart,
+                        utcOffsetSeconds: Int = 0) async throws -> AnalysisResult {
+        let source = try AudioFileSource(path: path)
+        let id = SessionIdentifier.forFile(path: path, start: start)
+            ?? SessionIdentifier.forFile(name: path, size: -1, edges: [], start: start)
+        let motion = options.sideInputs.contains { if case .motion = $0 { true } else { false } }
+        _ = try startAnalysis(config: SleepAnalysisConfig(useAccelerometer: motion, sessionId: id,
+                                                          utcOffsetSeconds: utcOffsetSeconds),
+                              at: start, using: source)
+        try await waitForSourceEnd()
+        return try await stopAnalysis()
+    }
+
+    static let log = Logger(label: "sleepcycle.engine")
+
     private func setState(_ state: State) {
         currentState = state
         states.yield(state)
-    }
-}
-
-/// Runs one pipeline on its own thread and hands its outcome to any number of waiters.
-final class SessionRunner: @unchecked Sendable {
-    // The pipeline and source are only touched by the analysis thread once `start()` is called; `stop()` only
-    // calls the source's `close()`, which sources support from another thread (AudioSource contract).
-    private let pipeline: AnalysisPipeline
-    private let source: any AudioSource
-    private let observers: SessionObservers
-    private let lock = NSLock()
-    private var result: Result<AnalysisResult, any Error>?
-    private var waiters: [CheckedContinuation<Result<AnalysisResult, any Error>, Never>] = []
-
-    init(pipeline: AnalysisPipeline, source: any AudioSource, observers: SessionObservers) {
-        self.pipeline = pipeline
-        self.source = source
-        self.observers = observers
-    }
-
-    func start() {
-        let thread = Thread { [self] in
-            let outcome: Result<AnalysisResult, any Error>
-            do {
-                outcome = .success(try pipeline.run(source: source, shouldStop: { [self] in stopRequested }))
-            } catch {
-                outcome = .failure(error)
-            }
-            source.close()
-            observers.finishCurrentStreams()
-            lock.lock()
-            result = outcome
-            let toResume = waiters
-            waiters.removeAll()
-            lock.unlock()
-            for w in toResume { w.resume(returning: outcome) }
-        }
-        thread.name = "sleepcycle.analysis"
-        thread.start()
-    }
-
-    private var stopRequested: Bool { lock.lock(); defer { lock.unlock() }; return stopFlag }
-    private var stopFlag = false
-
-    /// Ends the analysis at the next read. A live source (unknown length) or a paced replay is closed right away so
-    /// that a blocked read returns; a file source is closed by the analysis thread itself (libsndfile handles are
-    /// not safe to close under a concurrent read).
-    func stop() {
-        lock.lock(); stopFlag = true; lock.unlock()
-        if source.format.frameCount == nil || source is PacedSource { source.close() }
-    }
-
-    func outcome() async -> Result<AnalysisResult, any Error> {
-        await withCheckedContinuation { continuation in
-            lock.lock()
-            if let result { lock.unlock(); continuation.resume(returning: result); return }
-            waiters.append(continuation)
-            lock.unlock()
-        }
     }
 }

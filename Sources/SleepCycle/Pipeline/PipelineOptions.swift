@@ -1,0 +1,47 @@
+import Foundation
+import AudioHealth
+import SleepCycleBus
+import SmartAlarm
+
+/// Everything a pipeline needs besides its source. `Sendable` so the actor can hand it to the analysis thread.
+public struct PipelineOptions: Sendable {
+    /// Frame / hop of the shared feature extraction (samples at 16 kHz).
+    public var frameLength = 1024
+    public var hopLength = 512
+    /// Audio-event listener batch length (seconds of analysed audio per callback).
+    public var listenerBatchSeconds = 1.0
+    public var health = AudioHealthConfiguration.default
+    /// Buffer of each observer stream (items); older items are dropped beyond it.
+    public var observerBufferSize = 256
+    /// Makes the per-channel feature extractor; nil = `PipelineBuilder.defaultFeatureExtractor`.
+    public var featureExtractor: FeatureExtractorFactory?
+    /// Timed side inputs put on the bus in time order, interleaved with the audio: `.heartRate`, `.motion`
+    /// (`--hr FILE`, `--motion FILE`). Each is published before the first audio block starting after its time.
+    /// Samples outside the recording are not used and are reported in the result's `warnings`.
+    public var sideInputs: [AnalysisEvent] = []
+    /// Where each kind of side input came from (e.g. its file), named in warnings.
+    public var sideInputOrigins: [SideInputKind: String] = [:]
+    /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
+    public var alarm: AlarmOption?
+    public var clipsDirectory: String?
+    /// Sound-event detection on (default). Off only to measure what detection costs (`analyze --no-detection`).
+    public var eventDetection = true
+
+    public init() {}
+    public static let `default` = PipelineOptions()
+
+    /// The smart alarm: wake the sleeper at the latest at `time`, in light sleep or at a movement within the window
+    /// of `windowSeconds` before it (`--alarm HH:MM --alarm-window 30m`).
+    public struct AlarmOption: Sendable, Hashable {
+        /// The latest moment to wake.
+        public var time: Date
+        public var windowSeconds: Double
+        public init(time: Date, windowSeconds: Double = 1800) { self.time = time; self.windowSeconds = windowSeconds }
+
+        /// The alarm on a session's timeline.
+        func spec(clock: AnalysisClock) -> AlarmSpec {
+            AlarmSpec(alarmTime: AnalysisClock.samples(seconds: time.timeIntervalSince(clock.start)),
+                      window: AnalysisClock.samples(seconds: windowSeconds))
+        }
+    }
+}

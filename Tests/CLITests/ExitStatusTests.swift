@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// One exit-status scheme for every command (docs/cli.md): the same kind of mistake gives the same status and one
+/// line on standard error, whichever command meets it.
+@Suite final class ExitStatusTests {
+    let temp: TemporaryDirectory
+    let night: String
+    init() throws {
+        temp = try TemporaryDirectory("sleepcycle-status")
+        night = temp.path("night.wav")
+        try TestWAV.pcm16(rate: 16_000, channels: [TestWAV.night()]).write(to: URL(fileURLWithPath: night))
+    }
+
+    func expectOneLine(_ r: BuiltBinary.Run, status: Int32, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(r.status == status, "\(context): status \(r.status), \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(context): \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(!r.stderr.contains("\u{1B}"), "\(context)", sourceLocation: sourceLocation)
+    }
+
+    @Test func badOptionsAre64OnOneLine() throws {
+        let cases: [[String]] = [
+            ["analyze", night, "--bogus"], ["features", night, "--bogus"], ["stage", "--epochs", "x.csv", "--bogus"],
+            ["analyze"], ["stage"], ["analyze", night, "--format", "xml"], ["features", night, "--frame-length", "7"],
+            ["analyze", night, "--start", "2026-01-01T23:00:00+25:00"], ["analyze", night, "--start", "tomorrow"],
+            ["analyze", night, "--pace", "1e-300"], ["analyze", night, "--pace", "nan"], ["analyze", night, "--alarm", "25:00"],
+            ["analyze", night, "--alarm", "07:00", "--alarm-window", "1e400h"], ["analyze", night, "--alarm-window", "30m"],
+            ["analyze", night, "--verbose", "--quiet"], ["nonsense"],
+        ]
+        for args in cases { expectOneLine(try BuiltBinary.run(args), status: 64, args.joined(separator: " ")) }
+        let offset = try BuiltBinary.run(["analyze", night, "--start", "2026-01-01T23:00:00+25:00"])
+        #expect(offset.stderr.contains("+25:00 is out of range"))
+    }
+
+    @Test func missingInputsAre66() throws {
+        let missing = temp.path("missing.wav")
+        for args in [["analyze", missing], ["features", missing], ["stage", "--epochs", missing],
+                     ["analyze", night, "--hr", missing], ["analyze", night, "--motion", temp.url.path]] {
+            let r = try BuiltBinary.run(args)
+            expectOneLine(r, status: 66, args.joined(separator: " "))
+        }
+        // A symbolic-link loop is called one, not "no such file".
+        let loop = temp.path("loop.wav")
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop.wav")
+        let r = try BuiltBinary.run(["analyze", night, "--hr", loop])
+        #expect(r.stderr.contains("symbolic link"), "\(r.stderr)")
+    }
+
+    @Test func malformedInputsAre65() throws {
+        let notAudio = temp.path("notes.wav")
+        try Data("this is not audio\n".utf8).write(to: URL(fileURLWithPath: notAudio))
+        let badCSV = temp.path("bad.csv")
+        try Data("time,bpm\n0,60\n1,abc\n".utf8).write(to: URL(fileURLWithPath: badCSV))
+        for args in [["analyze", notAudio], ["features", notAudio], ["stage", "--epochs", badCSV],
+                     ["analyze", night, "--hr", badCSV], ["analyze", night, "--motion", badCSV]] {
+            expectOneLine(try BuiltBinary.run(args), status: 65, args.joined(separator: " "))
+        }
+    }
+
+    /// Huge and non-finite CSV times trapped in a Double → Int64 conversion (SIGILL); now they are one line.
+    @Test(arguments: ["1e300", "-1e20", "0x1p1023", "inf"])
+    func hugeCSVTimesAreOneLine(_ time: String) throws {
+        let hr = temp.path("hr-\(time).csv")
+        try Data("time,bpm\n\(time),60\n".utf8).write(to: URL(fileURLWithPath: hr))
+        expectOneLine(try BuiltBinary.run(["analyze", night, "--hr", hr]), status: 65, time)
+    }
+
+    @Test func userTextInErrorsIsCutAndSanitised() throws {
+        let hr = temp.path("escape.csv")
+        try Data(("time,bpm\n0,\u{1B}]0;pwned\u{07}" + String(repeating: "9x", count: 2_000_000) + "\n").utf8)
+            .write(to: URL(fileURLWithPath: hr))
+        let r = try BuiltBinary.run(["analyze", night, "--hr", hr])
+        expectOneLine(r, status: 65, "escape")
+        #expect(r.stderr.count < 600, "\(r.stderr.count) bytes")
+        #expect(!r.stderr.contains("\u{07}"))
+    }
+
+    @Test func devicesAndFIFOsAreNotCalledEmpty() throws {
+        if mknod(temp.path("zero"), S_IFCHR | 0o666, testDevice(1, 5)) == 0 {
+            let r = try BuiltBinary.run(["analyze", night, "--hr", temp.path("zero")])
+            expectOneLine(r, status: 65, "zero as --hr")
+            #expect(r.stderr.contains("not a text file"), "\(r.stderr)")
+        }
+    }
+
+    @Test func nonUTF8FileNamesCanBeOpened() throws {
+        let name = [UInt8]("night-".utf8) + [0xE9, 0xFF] + [UInt8](".wav".utf8)
+        let path = [UInt8](temp.url.path.utf8) + [UInt8(ascii: "/")] + name + [0]
+        let data = TestWAV.pcm16(rate: 16_000, channels: [TestWAV.night()])
+        let fd = path.withUnsafeBufferPointer { p in
+            open(UnsafeRawPointer(p.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644)
+        }
+        #expect(fd >= 0)
+        data.withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let r = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" analyze \"$(printf 'night-\\351\\377.wav')\" --format json")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("night-\\\\xE9\\\\xFF.wav") || r.stdout.contains("night-\\xE9\\xFF.wav"), "\(r.stdout.prefix(300))")
+        let missing = try BuiltBinary.shell("exec \"$0\" analyze \"$(printf 'gone-\\377.wav')\"")
+        #expect(missing.status == 66 && missing.stderr.contains("gone-\\xFF.wav"), "\(missing.stderr)")
+    }
+
+    @Test func versionAndHelpAreNotErrors() throws {
+        let v = try BuiltBinary.run(["--version"])
+        #expect(v.status == 0 && v.stdout.split(separator: ".").count == 3, "\(v.stdout)")
+        let h = try BuiltBinary.run(["analyze", "--help"])
+        #expect(h.status == 0 && h.stdout.contains("--output"))
+    }
+
+    @Test func completionsCompleteFilePaths() throws {
+        let bash = try BuiltBinary.run(["--generate-completion-script", "bash"])
+        #expect(bash.status == 0)
+        #expect(bash.stdout.contains("-f") || bash.stdout.contains("__sleepcycle_complete_file") || bash.stdout.contains("compgen -f"),
+                "no file completion in the bash script")
+        let zsh = try BuiltBinary.run(["--generate-completion-script", "zsh"])
+        #expect(zsh.stdout.contains("_files"))
+    }
+}

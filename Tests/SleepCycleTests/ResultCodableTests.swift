@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import SleepCycle
+
+/// `AnalysisResult` reads back its own JSON, and encodes to the same keys and values with a `JSONEncoder`.
+@Suite struct ResultCodableTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let example = repo.appendingPathComponent("Fixtures/example-night.flac").path
+
+    static func exampleResult() throws -> AnalysisResult {
+        var options = PipelineOptions()
+        options.alarm = .init(time: FileAnalysis.defaultStart.addingTimeInterval(120), windowSeconds: 60)
+        options.sideInputs = [.heartRate(HeartRateSample(time: -16_000, bpm: 60))]
+        return try FileAnalysis.analyze(path: example, utcOffsetSeconds: 3600, options: options).labellingSnorers()
+    }
+
+    @Test func decodingTheJSONGivesTheSameJSON() throws {
+        let result = try Self.exampleResult()
+        #expect(!result.events.isEmpty && !result.warnings.isEmpty && result.smartAlarm != nil)
+        let json = result.jsonString()
+        let decoded = try JSONDecoder().decode(AnalysisResult.self, from: Data(json.utf8))
+        #expect(decoded.jsonString() == json)
+        #expect(decoded.utcOffsetSeconds == 3600)
+        #expect(decoded.events.count == result.events.count)
+        #expect(decoded.textSummary() == result.textSummary())
+    }
+
+    @Test func encodingGivesTheContractsKeysAndValues() throws {
+        let result = try Self.exampleResult()
+        let ours = try JSONSerialization.jsonObject(with: Data(result.jsonString().utf8)) as? NSDictionary
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as? NSDictionary
+        #expect(ours != nil && ours == encoded)
+    }
+
+    @Test func malformedJSONIsAnError() {
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(AnalysisResult.self, from: Data("{}".utf8)) }
+    }
+
+    /// The engine's async `analyze(file:)` gives the CLI's result, byte for byte.
+    @Test func engineAnalyzeFileEqualsFileAnalysis() async throws {
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize()
+        let viaEngine = try await engine.analyze(file: Self.example)
+        let direct = try FileAnalysis.analyze(path: Self.example)
+        #expect(viaEngine.jsonString() == direct.jsonString())
+        #expect(await engine.currentState == .initialized)
+    }
+
+    @Test func motionSamplesNeedUseAccelerometer() async throws {
+        var options = PipelineOptions()
+        options.sideInputs = [.motion(MotionSample(time: 0, activity: 1))]
+        let engine = SleepAnalysisEngine(options: options)
+        try await engine.initialize()
+        do {
+            _ = try await engine.startAnalysis(config: SleepAnalysisConfig(useAccelerometer: false), at: Date(),
+                                               using: try AudioFileSource(path: Self.example))
+            Issue.record("motion samples were accepted with useAccelerometer false")
+        } catch {
+            #expect(error is SleepAnalysisEngineError)
+        }
+    }
+}
