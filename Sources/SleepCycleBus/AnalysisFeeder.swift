@@ -1,4 +1,4 @@
-/// Feeds analysis-rate audio to a bus in the one order every consumer is built for (STYLE.md #15): the engine's
+/// Feeds analysis-rate audio to a bus in the one order every consumer is built for: the engine's
 /// pipeline, the offline breathing runner, the detector's developer tool and the tests all use it.
 ///
 /// * `audio(_:)`: timed side inputs (heart rate, motion) dated before the block's end, then `.audio`, then, per
@@ -6,8 +6,8 @@
 ///   closes the hole as a `missingInput` gap; audio repeating time already fed is dropped.
 /// * `gap(_:)`: the last frames of the stretch before it (`finish`), side inputs up to its end, `.gap`, and framing
 ///   restarted after it.
-/// * `end()`: the last frames, the side inputs dated before the end, `.sessionEnding` and `.sessionEnded`. Side
-///   inputs dated at or after the end are not published; `unpublishedSideInputs` keeps them for the caller's report.
+/// * `end()`: the last frames, the side inputs dated up to the end, `.sessionEnding` and `.sessionEnded`. Side
+///   inputs dated after the end are not published; `unpublishedSideInputs` keeps them for the caller's report.
 ///
 /// Not thread-safe; one feeder per session.
 public final class AnalysisFeeder {
@@ -18,7 +18,7 @@ public final class AnalysisFeeder {
     private let publish: (AnalysisEvent) -> Void
     private var sideInputs: [AnalysisEvent] = []
     private var sideIndex = 0
-    /// Side inputs dated at or after the end of the session (set by `end()`).
+    /// Side inputs dated after the end of the session (set by `end()`).
     public private(set) var unpublishedSideInputs: [AnalysisEvent] = []
 
     /// - Parameters:
@@ -80,7 +80,7 @@ public final class AnalysisFeeder {
         guard !ended else { return }
         ended = true
         flushFeatures()
-        publishSideInputs(before: position)
+        publishSideInputs(before: position + 1)     // a sample at the last instant still belongs to the night
         unpublishedSideInputs = Array(sideInputs[sideIndex...])
         sideIndex = sideInputs.count
         publish(.sessionEnding(at: position))

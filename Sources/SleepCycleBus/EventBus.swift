@@ -2,7 +2,7 @@ import DequeModule
 
 /// A consumer of the bus: a plain state machine stepped by events, returning what it wants to publish.
 ///
-/// Consumers are value types tested without threads, clocks or devices (see docs/0002-bus.md).
+/// Consumers are value types tested without threads, clocks or devices (docs/0004-bus-and-engine.md).
 public protocol AnalysisConsumer {
     /// Steps the state machine with one event and returns the events to publish (usually none).
     mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent]

@@ -3,7 +3,7 @@ import Foundation
 /// Run-time stand-ins for the Walch et al. 2019 features, computed at 30-s epoch resolution.
 ///
 /// Walch's preprocessing (ojwalch/sleep_classifiers, `source/preprocessing/`; summarised in
-/// /work/shared/data/staging/README.md) works on 1-s signals; here the same operations are applied to per-epoch
+/// the development data's staging README, see Benchmarks/Scripts/staging/) works on 1-s signals; here the same operations are applied to per-epoch
 /// values, which is an approximation (documented in docs/0007-staging-statistics-alarm.md). Because the model
 /// z-scores `count` and `hr` within the night, only their shape over the night matters, not their units.
 public enum WalchProxies {

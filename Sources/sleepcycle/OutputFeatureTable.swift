@@ -6,7 +6,7 @@ import SleepCycleDSP
 
 /// Streams a source through one `FeatureAnalyzer` per channel and writes the feature table (CSV or JSON).
 enum FeatureTableWriter {
-    /// The fixed column prefix (contract: docs/0001-dsp-features.md, ARCHITECTURE.md "features").
+    /// The fixed column prefix (the contract: docs/cli.md, docs/0001-dsp-features.md).
     static let prefix = ["time", "rms", "spectral_centroid", "spectral_bandwidth", "spectral_rolloff",
                          "spectral_flatness", "zero_crossing_rate"] + (0..<13).map { "mfcc_\($0)" }
     /// Feature columns after `time`, in output order (FeatureLayout indices).

@@ -128,7 +128,7 @@ import SleepCycleFormats
         #expect(result.warnings.count == 1)
         let warning = try #require(result.warnings.first)
         #expect(warning.code == .sideInputOutsideRecording)
-        #expect(warning.message.hasPrefix("2 of the 3 heart-rate samples (hr.csv) lie outside the recording (1 before it, 1 after it"),
+        #expect(warning.message.hasPrefix("heart-rate samples (hr.csv): 2 of 3 lie outside the recording (1 before it, 1 after it"),
                 "\(warning.message)")
     }
 
@@ -148,7 +148,7 @@ import SleepCycleFormats
             let result = try pipeline.run(source: source)
             #expect(!result.sleepStageIntervals.isEmpty)
             #expect(result.warnings.isEmpty == (first + 600 <= 300), "\(first): \(result.warnings)")
-            if first >= 300 { #expect(result.warnings.first?.message.hasPrefix("none of the 120 heart-rate samples") == true) }
+            if first >= 300 { #expect(result.warnings.first?.message.hasPrefix("heart-rate samples: none of 120 lie within") == true) }
         }
     }
 }

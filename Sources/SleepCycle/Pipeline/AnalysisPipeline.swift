@@ -172,11 +172,11 @@ public final class AnalysisPipeline {
                 + ISO8601Time.utcString(from: info.clock.date(of: end))
             let message: String
             if before + late == total {
-                message = "none of the \(total) \(kind.rawValue) samples\(origin) lie within the recording "
-                    + "(\(before) before it, \(late) after it; \(span)): \(kind.rawValue) is not used. "
+                message = "\(kind.rawValue) samples\(origin): none of \(total) lie within the recording "
+                    + "(\(before) before it, \(late) after it; \(span)), so they are not used. "
                     + "Is the recording's start time right?"
             } else {
-                message = "\(before + late) of the \(total) \(kind.rawValue) samples\(origin) lie outside the recording "
+                message = "\(kind.rawValue) samples\(origin): \(before + late) of \(total) lie outside the recording "
                     + "(\(before) before it, \(late) after it; \(span)); the \(total - before - late) inside are used"
             }
             addWarning(AnalysisWarning(.sideInputOutsideRecording, message))

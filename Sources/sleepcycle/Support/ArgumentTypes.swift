@@ -3,7 +3,7 @@ import Foundation
 import SleepCycle
 import SleepCycleFormats
 
-/// Option values that parse themselves (STYLE.md #14): one function per kind of value, used by every command as an
+/// Option values that parse themselves: one function per kind of value, used by every command as an
 /// `@Option(transform:)`, so the error line says what is wrong with the value ("month 13 is out of range …").
 enum OptionValue {
     /// `--start`: an ISO 8601 time with its UTC offset.
