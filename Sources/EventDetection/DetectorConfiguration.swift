@@ -33,10 +33,9 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// An event is reported only when its class probability is at least this.
     public var minProbability: Double = 0.5
     /// A finished event (after merging) is reported only when its probability reaches its class's value here
-    /// (classes not listed: `minProbability`). Coughing 0.7: on the comparison nights (folds 2–3) cough events at
-    /// 0.5–0.7 were mostly breathing or background next to real coughs; snoring lost recall when raised. Talking 0.6
-    /// (session 13, folds 2–3, eight sets of nights): the same F1 as 0.5 (0.853) with a third fewer false talking
-    /// events on nights without talk (0.62 against 0.88 per hour); 0.7 lost 1.5 points of F1 (docs/0005).
+    /// (classes not listed: `minProbability`). Coughing 0.7: cough events at 0.5–0.7 are mostly breathing or
+    /// background next to real coughs; snoring loses recall when raised. Talking 0.6: the F1 of 0.5 with a third
+    /// fewer false talking events on nights without talk. Chosen on the comparison nights; figures in docs/0005.
     public var minEventProbability: [EventType: Double] = [.coughing: 0.7, .talking: 0.6]
     /// Sustained speech (a TV, a radio, a conversation in the room) is not reported as talking: a talking event is
     /// dropped when talking events (its own included) cover at least `sustainedSpeechShare` both of the span from

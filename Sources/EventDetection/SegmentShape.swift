@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The 61 spectral features summarise each quantity over the whole segment (means, standard deviations), so a word
 /// whose vowel comes after a fricative, a cough's burst and its breathy tail, and a steady snore with the same
-/// average spectrum look alike. These describe the order (session 10; the out-of-fold gain is in docs/0005):
+/// average spectrum look alike. These describe the order (the out-of-fold gain is in docs/0005):
 ///
 /// With `S_{b,t}` the denoised mel powers (`SegmentFeatureExtractor`), `L = 10 log10 S`, 8 band groups of 5 mel bands
 /// each (`G_{g,t} = Σ_{b∈g} S_{b,t}`, 0–8 kHz in mel steps) and `T` frames:

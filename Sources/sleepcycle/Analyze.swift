@@ -77,6 +77,8 @@ struct Analyze: ParsableCommand {
 
     func validate() throws {
         if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
+        let fromStandardInput = [file, heartRateFile, motionFile].filter { $0 == "-" }.count
+        if fromStandardInput > 1 { throw ValidationError("only one input can be read from standard input ('-')") }
     }
 
     /// Options for the pipeline from the command line: side inputs (--hr, --motion) and the alarm.
@@ -115,6 +117,7 @@ struct Analyze: ParsableCommand {
                 file: source.file, id: source.sessionId(start: startTime.date), start: startTime.date,
                 utcOffsetSeconds: startTime.utcOffsetSeconds, options: options, pace: pace, prefetch: decodeThread,
                 progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil)
+            if let id = source.finalSessionId(start: startTime.date) { result = result.withSessionId(id) }
         } catch {
             progress.clear()
             throw error

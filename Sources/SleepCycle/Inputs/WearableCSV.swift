@@ -12,7 +12,13 @@ import SleepCycleFormats
 /// Samples outside the recording are not an error: the pipeline uses the overlap and warns.
 public enum HeartRateFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [HeartRateSample] {
-        let table = try WearableTable(path: path, known: ["time", "bpm", "rr_ms"], defaultHeader: ["time", "bpm"],
+        try parse(CSVTable.load(path: path), path: path, start: start)
+    }
+
+    /// The samples of delimited text already read (`path` names it in errors).
+    public static func parse(_ csv: CSVTable, path: String, start: ISO8601Time? = nil) throws(InputFileError)
+        -> [HeartRateSample] {
+        let table = try WearableTable(csv, path: path, known: ["time", "bpm", "rr_ms"], defaultHeader: ["time", "bpm"],
                                       start: start)
         guard table.header.contains("bpm") || table.header.contains("rr_ms") else {
             throw InputFileError(path: path, line: table.headerLine, message: "the header needs a 'bpm' or 'rr_ms' column")
@@ -44,7 +50,13 @@ public enum HeartRateFile {
 /// Euclidean norm minus one, floored at 0 ("ENMO", van Hees et al. 2013, PLoS ONE 8(4) e61691).
 public enum MotionFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [MotionSample] {
-        let table = try WearableTable(path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil,
+        try parse(CSVTable.load(path: path), path: path, start: start)
+    }
+
+    /// The samples of delimited text already read (`path` names it in errors).
+    public static func parse(_ csv: CSVTable, path: String, start: ISO8601Time? = nil) throws(InputFileError)
+        -> [MotionSample] {
+        let table = try WearableTable(csv, path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil,
                                       start: start)
         let h = Set(table.header)
         let useCount = h.contains("count")
@@ -82,8 +94,8 @@ struct WearableTable {
     var headerLine: Int
     var rows: [Row] = []
 
-    init(path: String, known: Set<String>, defaultHeader: [String]?, start: ISO8601Time?) throws(InputFileError) {
-        let table = try CSVTable.load(path: path)
+    init(_ table: CSVTable, path: String, known: Set<String>, defaultHeader: [String]?,
+         start: ISO8601Time?) throws(InputFileError) {
         guard let first = table.records.first else {
             throw InputFileError(path: path, message: "no samples (the file is empty)")
         }

@@ -28,11 +28,16 @@ public enum SessionIdentifier {
     }
 
     /// The size of the regular file at `path` and its first and last `edgeBytes` (just the head when the whole
-    /// file fits in it).
+    /// file fits in it; the two overlap between one and two times `edgeBytes`).
     static func readEdges(path: String) throws -> (Int64, [UInt8]) {
         let fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
+        return try readEdges(fileDescriptor: fd)
+    }
+
+    /// The size and edges of the regular file open as `fd` (read with `pread`: the file offset is untouched).
+    public static func readEdges(fileDescriptor fd: Int32) throws -> (Int64, [UInt8]) {
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw POSIXError(.EINVAL) }
         let size = Int64(st.st_size)

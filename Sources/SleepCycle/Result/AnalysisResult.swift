@@ -38,3 +38,15 @@ public struct SmartAlarmResult: Sendable, Hashable {
         self.alarmTime = alarmTime; self.windowStart = windowStart; self.firedAt = firedAt; self.rule = rule
     }
 }
+
+extension AnalysisResult {
+    /// The result under another session id (the events' ids follow): for a stream whose id is known only once it
+    /// has been read to its end.
+    public func withSessionId(_ id: UUID) -> AnalysisResult {
+        var copy = self
+        copy.sessionId = id
+        for i in copy.events.indices { copy.events[i].sessionId = id }
+        for i in copy.breathingRates.indices { copy.breathingRates[i].sessionId = id }
+        return copy
+    }
+}

@@ -49,10 +49,11 @@ struct OutputTarget {
             try checkDirectory(of: target, shown: shown)
             return OutputTarget(name: path, destination: .regularFile(path: target, existing: nil))
         }
-        for input in inputs where input != "-" {
+        for input in inputs {
             var other = stat()
-            if PathEncoding.withCString(input, { stat($0, &other) }) == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
-                throw fail("is also an input of this command (\(MessageText.path(input))): writing the output there "
+            let found = input == "-" ? fstat(STDIN_FILENO, &other) : PathEncoding.withCString(input, { stat($0, &other) })
+            if found == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
+                throw fail("is also an input of this command (\(input == "-" ? "standard input" : MessageText.path(input))): writing the output there "
                     + "would destroy it; choose another output path")
             }
         }
