@@ -15,6 +15,7 @@ final class SndFileDecoder: AudioDecoder {
     init(input: InputFile, framesPerRead: Int) throws(AudioError) {
         file = try SndFile(reading: input)
         capacity = max(1, framesPerRead)
+        frameCount = Self.declaredFrames(file, isStream: !input.isRegular)
         interleaved = .allocate(capacity: capacity * max(1, file.channels))
     }
 
@@ -22,11 +23,23 @@ final class SndFileDecoder: AudioDecoder {
 
     var sampleRate: Int { file.sampleRate }
     var channelCount: Int { file.channels }
-    /// libsndfile reports SF_COUNT_MAX frames for a stream of unknown length (a pipe).
-    var frameCount: Int64? { file.frames == Int64.max ? nil : max(0, file.frames) }
+    let frameCount: Int64?
     var formatDescription: String { file.formatDescription }
     var isOgg: Bool { file.isOgg }
     func channelMap() -> [Int32]? { file.channelMap() }
+
+    /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX, and on a pipe a WAV
+    /// `data` size of 0x7FFF0000 bytes or more — the "length unknown" sentinels that writers which cannot seek back
+    /// put there (0xFFFFFFFF, 0x7FFFFFFF, 0x7FFFF000), which libsndfile takes at face value.
+    private static func declaredFrames(_ file: SndFile, isStream: Bool) -> Int64? {
+        if file.frames == Int64.max { return nil }
+        if isStream {
+            for line in file.log().split(separator: "\n") where line.hasPrefix("data : ") {
+                if let bytes = Int64(line.dropFirst(7).prefix { $0.isNumber }), bytes >= 0x7FFF_0000 { return nil }
+            }
+        }
+        return max(0, file.frames)
+    }
 
     func declaredFramesBeyondData() -> Int64? {
         AudioFileSource.declaredFramesBeyondFile(log: file.log(), channels: file.channels, frames: file.frames)
