@@ -23,8 +23,13 @@ let package = Package(
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // FLAC and Ogg Vorbis are decoded directly (frame-level resynchronisation, true positions after damage).
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         // Only what Swift cannot import from ALSA (macros, the variadic error handler).
         .target(name: "CALSAShim", linkerSettings: [.linkedLibrary("asound")]),
+        // Linux tee(2) (needs _GNU_SOURCE): peeking at a pipe's first bytes without consuming them.
+        .target(name: "CPipePeek"),
 
         // Text formats and file access every layer shares: ISO 8601 times, CSV, durations, raw file names.
         .target(name: "SleepCycleFormats"),
@@ -32,9 +37,9 @@ let package = Package(
         // Pure computation: FFT plans, framing, features, resampling, envelopes, signatures.
         .target(name: "SleepCycleDSP", dependencies: ["CFFTW"],
                 swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
-        // Audio sources: files (libsndfile), ALSA capture, injected buffers; resampling to 16 kHz.
+        // Audio sources: files (libsndfile, libFLAC, libvorbisfile), ALSA capture, injected buffers; resampling to 16 kHz.
         .target(name: "SleepCycleAudio", dependencies: [
-            "SleepCycleDSP", "CSndFile", "CALSA", "CALSAShim",
+            "SleepCycleDSP", "CSndFile", "CFLAC", "CVorbisFile", "CPipePeek", "CALSA", "CALSAShim",
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
         // One event type for everything that happens, and the ordered synchronous bus.

@@ -22,6 +22,8 @@ public struct ALSACaptureStatistics: Sendable, Equatable {
     public var reopenAttempts = 0
     /// Frames of `.missingInput` gap reported while the device was gone.
     public var missingInputFrames: Int64 = 0
+    /// FLOAT_LE samples replaced by silence because they were NaN, ±Inf or beyond ±16 (`SampleSanitizer`).
+    public var invalidSamples: Int64 = 0
     /// CPU time (user + system) the capture thread has used, refreshed every 16 periods and at its exit.
     public var captureThreadCPUSeconds = 0.0
 

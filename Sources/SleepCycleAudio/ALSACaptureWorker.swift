@@ -90,6 +90,9 @@ final class ALSACaptureWorker: @unchecked Sendable {
                         for i in 0..<samples { floats[i] = Float(src[i]) * (1 / 32768) }
                     } else {
                         floats.baseAddress!.update(from: raw.assumingMemoryBound(to: Float.self), count: samples)
+                        // Float capture can deliver NaN/Inf/garbage (a broken driver or plugin): silence it first.
+                        let result = SampleSanitizer.sanitize(UnsafeMutableBufferPointer(rebasing: floats[0..<samples]))
+                        if result.replaced > 0 { update { $0.invalidSamples += Int64(result.replaced) } }
                     }
                     timeline.appendAudio(UnsafeBufferPointer(floats), frames: n)
                     captured += Int64(n)

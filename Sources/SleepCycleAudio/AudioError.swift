@@ -23,6 +23,10 @@ public struct AudioError: Error, CustomStringConvertible, Sendable, Equatable {
         public static let empty = Code("empty")
         /// The file ends before the frame count its header declares.
         public static let truncated = Code("truncated")
+        /// Damaged audio data (a corrupt FLAC frame, a lost Ogg page) skipped and replaced by a gap (a warning).
+        public static let damagedData = Code("damagedData")
+        /// Decoded samples that cannot be audio (NaN, ±Inf, beyond ±16) replaced by silence (a warning).
+        public static let invalidSamples = Code("invalidSamples")
         /// A recognised container with an encoding that cannot be decoded (e.g. a compressed WAV codec).
         public static let unsupportedEncoding = Code("unsupportedEncoding")
         /// A sample rate outside 8–192 kHz.

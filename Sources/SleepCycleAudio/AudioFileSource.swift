@@ -1,14 +1,23 @@
-// Streams an audio file (anything libsndfile decodes) as 16 kHz analysis blocks per channel.
+// Streams an audio file or stream (libsndfile, libFLAC, libvorbisfile) as 16 kHz analysis blocks per channel.
 import CSndFile
 import Foundation
 import SleepCycleDSP
 
-/// An `AudioSource` reading a file with libsndfile: WAV (PCM 8/16/24/32-bit, float), FLAC, Ogg Vorbis, AIFF and
-/// the other libsndfile formats, at any rate 8–192 kHz, resampled to the 16 kHz analysis rate (`Resampler`).
+/// An `AudioSource` reading a file or stream: WAV (PCM 8/16/24/32-bit, float), FLAC, Ogg Vorbis, AIFF and the other
+/// libsndfile formats, at any rate 8–192 kHz, resampled to the 16 kHz analysis rate (`Resampler`).
 ///
+/// * Native FLAC is decoded with libFLAC (`FLACDecoder`), Ogg Vorbis with libvorbisfile (`VorbisDecoder`), the rest
+///   with libsndfile (`SndFileDecoder`); the first bytes decide (`InputKind.sniff`).
 /// * Reads return `.audio(start:channels:)` blocks of exactly `blockFrames` analysis-rate samples per channel
-///   (the last block may be shorter), contiguous from sample 0, then `.end`. Total length per channel is
-///   round(frames · 16000 / rate). Memory is bounded by the block size, whatever the file's length.
+///   (the last block of a run of audio may be shorter), contiguous from sample 0, then `.end`. Total length per
+///   channel is round(frames · 16000 / rate). Memory is bounded by the block size, whatever the file's length.
+/// * Damaged data the decoder can resynchronise past (a FLAC frame, an Ogg page) becomes a
+///   `.gap(start:length:reason: .missingInput)`: source frame `f` after the damage lands at analysis sample
+///   round(f · 16000 / rate), exactly where it would be in an undamaged file. Each run of audio between gaps is
+///   resampled on its own (flushed at the gap, restarted after it) and trimmed or zero-padded by at most a sample to
+///   its mapped length, so audio and gaps tile the timeline. One `.damagedData` warning summarises the gaps.
+/// * Samples that cannot be audio (NaN, ±Inf, beyond ±`SampleSanitizer.bound`) are replaced by 0 before resampling
+///   and counted (`invalidSampleCount`); one `.invalidSamples` warning summarises them.
 /// * Channels follow `ChannelRule`: mono stays mono, stereo stays two channels, more channels keep front L/R.
 ///   `ChannelRule.downmixToMono` mixes a block to mono for callers that want one channel.
 /// * Bad input throws `AudioError` with a one-line description (missing, unreadable, not audio, unsupported
@@ -24,39 +33,84 @@ public final class AudioFileSource: AudioSource {
 
     public let format: SourceFormat
     public var name: String { path }
+    /// The path, or the name given to a file descriptor (e.g. "-" or "standard input").
     public let path: String
-    /// Analysis-rate samples per channel in each `.audio` block (the last may be shorter).
+    /// Analysis-rate samples per channel in each `.audio` block (the last of a run may be shorter).
     public let blockFrames: Int
     /// Container and encoding as libsndfile names them, e.g. "WAV (Microsoft), Signed 16 bit PCM".
     public let formatDescription: String
     /// Source channel indices feeding analysis channels 0 (and 1).
     public let sourceChannels: [Int]
-    /// Problems that did not stop the analysis (currently: truncation), one-line `AudioError`s.
+    /// Problems that did not stop the analysis, one-line `AudioError`s: `.truncated`, `.damagedData`,
+    /// `.invalidSamples`. Complete after `.end`.
     public private(set) var warnings: [AudioError] = []
-    /// Source frames decoded so far.
+    /// Source frames of audio decoded so far (gaps not included).
     public private(set) var framesDecoded: Int64 = 0
+    /// Samples (over the analysed channels) replaced by silence because they were NaN, ±Inf or beyond
+    /// ±`SampleSanitizer.bound`.
+    public private(set) var invalidSampleCount: Int64 = 0
+    /// Stream time (seconds from the start) of the first such sample, nil if none.
+    public private(set) var firstInvalidSampleTime: Double?
+    /// Stretches of damaged data replaced by gaps, their total length in source frames, and the stream time
+    /// (seconds) where the first begins.
+    public private(set) var damagedStretchCount = 0
+    public private(set) var damagedFrameCount: Int64 = 0
+    public private(set) var firstDamageTime: Double?
 
     private let truncation: TruncationPolicy
-    private var file: SndFile?
+    private var input: InputFile?
+    private var decoder: (any AudioDecoder)?
+    private let rate: Int
     private let resamplers: [Resampler]
     private let framesPerRead: Int
-    private let interleaved: UnsafeMutablePointer<Float>
     private let planar: [UnsafeMutablePointer<Float>]
     private var pending: [[Float]]
     /// Frames of `pending` already returned by `read()` (compacted away before the next decode).
     private var pendingHead = 0
+    /// Analysis-rate position of `pending[pendingHead]`.
     private var nextStart: Int64 = 0
+    /// Source position (frames since the start, gaps included) where the current run of audio began, and the
+    /// source position reached by decoding.
+    private var runStart: Int64 = 0
+    private var sourcePosition: Int64 = 0
+    /// Analysis-rate samples the current run has put into `pending`.
+    private var runProduced: Int64 = 0
+    /// Leading outputs of the current run still to drop (the resampler's lead-in, see `startRun`).
+    private var runDiscard = 0
+    /// Source frames per period of the rate ratio: rate / gcd(rate, 16000) (441 at 44.1 kHz, 3 at 48 kHz).
+    private let gridPeriod: Int64
+    /// The current run is finished (flushed); `pending` drains, then `queuedGap` (if any) is returned.
+    private var runEnded = false
+    private var queuedGap: (start: Int64, length: Int64)?
     private var inputDone = false
     private var closed = false
-    private let sourceChannelCount: Int
 
-    public init(path: String, blockFrames: Int = 16_384,
-                truncation: TruncationPolicy = .analyseAvailable) throws(AudioError) {
+    /// Opens the file at `path`.
+    public convenience init(path: String, blockFrames: Int = 16_384,
+                            truncation: TruncationPolicy = .analyseAvailable) throws(AudioError) {
         guard blockFrames > 0 else {
             throw AudioError(.invalidParameter, path: path, message: "blockFrames must be positive (got \(blockFrames))")
         }
-        let file = try SndFile(readingPath: path)
-        let rate = file.sampleRate, channels = file.channels
+        try self.init(input: InputFile(path: path), blockFrames: blockFrames, truncation: truncation)
+    }
+
+    /// Reads the stream on an open file descriptor, e.g. standard input (`fileDescriptor: 0`, `name: "-"`): a pipe
+    /// (length unknown: `format.frameCount` is nil) or a regular file redirected to it. The descriptor is not
+    /// closed; it is read from its current position. Native FLAC and Ogg Vorbis resynchronise past damage on pipes
+    /// too (their decoders need no seeking).
+    public convenience init(fileDescriptor: Int32, name: String, blockFrames: Int = 16_384,
+                            truncation: TruncationPolicy = .analyseAvailable) throws(AudioError) {
+        guard blockFrames > 0 else {
+            throw AudioError(.invalidParameter, path: name, message: "blockFrames must be positive (got \(blockFrames))")
+        }
+        try self.init(input: InputFile(fileDescriptor: fileDescriptor, name: name), blockFrames: blockFrames,
+                      truncation: truncation)
+    }
+
+    private init(input: InputFile, blockFrames: Int, truncation: TruncationPolicy) throws(AudioError) {
+        let path = input.name
+        let decoder = try Self.openDecoder(input, blockFrames: blockFrames)
+        let rate = decoder.sampleRate, channels = decoder.channelCount
         guard Resampler.supportedRates.contains(rate) else {
             throw AudioError(.unsupportedRate, path: path, message: "sample rate \(rate) Hz is not supported (expected "
                 + "\(Resampler.supportedRates.lowerBound)–\(Resampler.supportedRates.upperBound) Hz)")
@@ -68,21 +122,22 @@ public final class AudioFileSource: AudioSource {
             throw AudioError(.tooManyChannels, path: path, message: "\(channels) channels is too many (expected 1–"
                 + "\(ChannelRule.maxChannels); mono or stereo is analysed, front left/right of larger layouts)")
         }
-        guard file.frames > 0 else {
+        if decoder.frameCount == 0 {
             throw AudioError(.empty, path: path, message: "contains no audio frames (expected at least one sample, "
-                + "found an empty \(file.formatDescription) file)")
+                + "found an empty \(decoder.formatDescription) file)")
         }
         self.path = path
-        self.file = file
+        self.input = input
+        self.decoder = decoder
+        self.rate = rate
         self.blockFrames = blockFrames
         self.truncation = truncation
-        self.formatDescription = file.formatDescription
-        self.sourceChannelCount = channels
+        self.formatDescription = decoder.formatDescription
 
-        let map = channels > 2 ? file.channelMap() : nil
+        let map = channels > 2 ? decoder.channelMap() : nil
         var left = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_LEFT) || $0 == Int32(SF_CHANNEL_MAP_LEFT) })
         var right = map?.firstIndex(where: { $0 == Int32(SF_CHANNEL_MAP_FRONT_RIGHT) || $0 == Int32(SF_CHANNEL_MAP_RIGHT) })
-        if map == nil, file.isOgg, let pair = ChannelRule.vorbisFrontPair(channelCount: channels) {
+        if map == nil, decoder.isOgg, let pair = ChannelRule.vorbisFrontPair(channelCount: channels) {
             (left, right) = (pair.left, pair.right)
         }
         sourceChannels = ChannelRule.analysisChannels(channelCount: channels, frontLeft: left, frontRight: right)
@@ -94,49 +149,83 @@ public final class AudioFileSource: AudioSource {
             }
         }
         self.resamplers = resamplers
-        // About one output block per decode call.
-        let perRead = max(64, Int((Int64(blockFrames) * Int64(rate) + Int64(Self.analysisRate) - 1)
-            / Int64(Self.analysisRate)))
+        var a = rate, b = Self.analysisRate
+        while b != 0 { (a, b) = (b, a % b) }
+        gridPeriod = Int64(rate / a)
+        let perRead = Self.framesPerRead(blockFrames: blockFrames, rate: rate)
         framesPerRead = perRead
-        interleaved = .allocate(capacity: perRead * channels)
         planar = sourceChannels.map { _ in .allocate(capacity: perRead) }
         pending = sourceChannels.map { _ in
             var a = [Float](); a.reserveCapacity(blockFrames * 2 + 64); return a
         }
-        // libsndfile reports SF_COUNT_MAX frames for a stream of unknown length (a FIFO given as the path).
-        let knownFrames: Int64? = file.frames == Int64.max ? nil : file.frames
         format = SourceFormat(sampleRate: rate, channelCount: channels, analysisChannelCount: sourceChannels.count,
-                              frameCount: knownFrames)
-        let log = file.log()
-        if let declared = Self.declaredFramesBeyondFile(log: log, channels: channels, frames: file.frames) {
-            warnings.append(Self.truncationError(path: path, declared: declared, present: file.frames))
+                              frameCount: decoder.frameCount)
+        if let declared = decoder.declaredFramesBeyondData() {
+            warnings.append(Self.truncationError(path: path, declared: declared, present: decoder.frameCount ?? 0))
             if truncation == .fail { throw warnings[0] }
         }
     }
 
+    /// About one output block of source frames per decode call.
+    private static func framesPerRead(blockFrames: Int, rate: Int) -> Int {
+        max(64, Int((Int64(blockFrames) * Int64(rate) + Int64(analysisRate) - 1) / Int64(analysisRate)))
+    }
+
+    /// The decoder the stream's first bytes call for (see `InputKind`).
+    private static func openDecoder(_ input: InputFile, blockFrames: Int) throws(AudioError) -> any AudioDecoder {
+        var head = input.peek(28)
+        if head.starts(with: Array("OggS".utf8)), head.count > 26 { head = input.peek(27 + Int(head[26]) + 7) }
+        switch InputKind.sniff(head) {
+        case .flac: return try FLACDecoder(input: input)
+        case .oggVorbis: return try VorbisDecoder(input: input)
+        case .other:
+            // Sized for the largest read: about one output block at the highest rate libsndfile may report.
+            let perRead = framesPerRead(blockFrames: blockFrames, rate: Resampler.supportedRates.upperBound)
+            return try SndFileDecoder(input: input, framesPerRead: perRead)
+        }
+    }
+
     deinit {
-        interleaved.deallocate()
         for p in planar { p.deallocate() }
     }
 
-    /// The next block of analysis-rate audio, or `.end`.
+    /// Maps a source position (frames at the source rate) to the analysis timeline: round(t · 16000 / rate), half up.
+    func analysisPosition(_ t: Int64) -> Int64 {
+        (2 * t * Int64(Self.analysisRate) + Int64(rate)) / (2 * Int64(rate))
+    }
+
+    /// The next block of analysis-rate audio, a gap where damaged data was skipped, or `.end`.
     public func read() throws(AudioError) -> SourceRead {
         guard !closed else { return .end }
-        while pending[0].count - pendingHead < blockFrames && !inputDone {
+        while true {
+            let available = pending[0].count - pendingHead
+            // While a run is open its last sample may still be trimmed (`finishRun`), so one is always held back.
+            if available > blockFrames || (available == blockFrames && runEnded) || (runEnded && available > 0) {
+                let take = min(blockFrames, available)
+                var channels: [[Float]] = []
+                channels.reserveCapacity(pending.count)
+                for c in pending.indices {
+                    channels.append(Array(pending[c][pendingHead..<(pendingHead + take)]))
+                }
+                pendingHead += take
+                let start = nextStart
+                nextStart += Int64(take)
+                return .audio(start: start, channels: channels)
+            }
+            if runEnded {
+                if let gap = queuedGap {
+                    queuedGap = nil
+                    runEnded = inputDone
+                    compactPending()
+                    nextStart = gap.start + gap.length
+                    return .gap(start: gap.start, length: gap.length, reason: .missingInput)
+                }
+                if inputDone { close(); return .end }
+                runEnded = false
+            }
             compactPending()
             try decodeMore()
         }
-        let take = min(blockFrames, pending[0].count - pendingHead)
-        guard take > 0 else { close(); return .end }
-        var channels: [[Float]] = []
-        channels.reserveCapacity(pending.count)
-        for c in pending.indices {
-            channels.append(Array(pending[c][pendingHead..<(pendingHead + take)]))
-        }
-        pendingHead += take
-        let start = nextStart
-        nextStart += Int64(take)
-        return .audio(start: start, channels: channels)
     }
 
     /// Moves the unread tail of each pending buffer to its front in place. The buffers keep their capacity, so
@@ -146,7 +235,8 @@ public final class AudioFileSource: AudioSource {
         for c in pending.indices {
             let unread = pending[c].count - pendingHead
             pending[c].withUnsafeMutableBufferPointer { p in
-                _ = memmove(p.baseAddress!, p.baseAddress! + pendingHead, unread * MemoryLayout<Float>.stride)
+                guard let base = p.baseAddress else { return }
+                _ = memmove(base, base + pendingHead, unread * MemoryLayout<Float>.stride)
             }
             pending[c].removeLast(pendingHead)
         }
@@ -156,46 +246,127 @@ public final class AudioFileSource: AudioSource {
     /// Releases the file; later reads return `.end`. Idempotent.
     public func close() {
         closed = true
-        file?.close()
-        file = nil
+        decoder?.close()
+        decoder = nil
+        input?.close()
+        input = nil
     }
 
     // MARK: - Decoding
 
     private func decodeMore() throws(AudioError) {
-        guard let file else { inputDone = true; return }
-        var n = 0
-        var decodeError: AudioError?
-        do { n = try file.readFloat(into: interleaved, frames: framesPerRead) } catch {
-            // A decoder error (e.g. FLAC "lost sync" at a cut-off end) ends the readable audio: what was decoded is
-            // kept and the file is treated as truncated.
-            decodeError = error
-            n = file.lastReadCount
+        guard let decoder else { try finishInput(); return }
+        switch try decoder.read(channels: sourceChannels, into: planar, frames: framesPerRead) {
+        case .audio(let n):
+            if sourcePosition == runStart && runStart > 0 { startRun() }
+            sanitize(frames: n)
+            let before = pending[0].count
+            for k in sourceChannels.indices {
+                resamplers[k].process(UnsafeBufferPointer(start: planar[k], count: n), into: &pending[k])
+            }
+            keepRunOutput(appendedFrom: before)
+            framesDecoded += Int64(n)
+            sourcePosition += Int64(n)
+        case .gap(let length):
+            guard length > 0 else { return }
+            finishRun()
+            let a = analysisPosition(sourcePosition), b = analysisPosition(sourcePosition + length)
+            if firstDamageTime == nil { firstDamageTime = Double(sourcePosition) / Double(rate) }
+            damagedStretchCount += 1
+            damagedFrameCount += length
+            sourcePosition += length
+            runStart = sourcePosition
+            if b > a { queuedGap = (a, b - a) }
+            runEnded = true
+        case .end:
+            finishRun()
+            try finishInput()
         }
-        framesDecoded += Int64(n)
-        if n > 0 {
-            let stride = sourceChannelCount
-            for (k, source) in sourceChannels.enumerated() {
-                let dst = planar[k]
-                var src = interleaved + source
-                for i in 0..<n { dst[i] = src.pointee; src += stride }
-                resamplers[k].process(UnsafeBufferPointer(start: dst, count: n), into: &pending[k])
+    }
+
+    /// Starts a run of audio after a gap, at source frame s = `runStart`, on the same output grid as an undamaged
+    /// decode: output k of a restarted resampler is the input evaluated at k · rate / 16000 after its first input, so
+    /// the resampler is started at the grid point s' ≤ s (s' a multiple of `gridPeriod`, where s' · 16000 / rate is
+    /// an integer), fed s − s' frames of silence, and its first round(s · 16000 / rate) − s' · 16000 / rate outputs
+    /// are dropped. The run then starts at analysis sample round(s · 16000 / rate) and every later output is at
+    /// exactly the time it has in an undamaged decode (the filter sees silence before s, as at the start of a file).
+    private func startRun() {
+        let lead = runStart % gridPeriod
+        let gridStart = (runStart - lead) / gridPeriod * (gridPeriod * Int64(Self.analysisRate) / Int64(rate))
+        runDiscard = Int(analysisPosition(runStart) - gridStart)
+        guard lead > 0 else { return }
+        let zeros = [Float](repeating: 0, count: Int(lead))
+        let before = pending[0].count
+        for k in resamplers.indices { resamplers[k].process(zeros, into: &pending[k]) }
+        keepRunOutput(appendedFrom: before)
+    }
+
+    /// Drops the run's lead-in outputs (`runDiscard`) from what the resamplers just appended at `before`, and counts
+    /// the rest.
+    private func keepRunOutput(appendedFrom before: Int) {
+        let appended = pending[0].count - before
+        let drop = min(runDiscard, appended)
+        if drop > 0 {
+            for k in pending.indices { pending[k].removeSubrange(before..<(before + drop)) }
+            runDiscard -= drop
+        }
+        runProduced += Int64(appended - drop)
+    }
+
+    /// Replaces invalid samples of the `frames` just decoded (before any filter sees them) and counts them.
+    private func sanitize(frames n: Int) {
+        for k in planar.indices {
+            let result = SampleSanitizer.sanitize(UnsafeMutableBufferPointer(start: planar[k], count: n))
+            guard result.replaced > 0 else { continue }
+            invalidSampleCount += Int64(result.replaced)
+            if let i = result.firstIndex {
+                let t = Double(sourcePosition + Int64(i)) / Double(rate)
+                firstInvalidSampleTime = min(firstInvalidSampleTime ?? t, t)
             }
         }
-        if n < framesPerRead {
-            inputDone = true
-            if framesDecoded < format.frameCount ?? 0 || decodeError != nil {
-                // Declared length not reached, or the decoder failed before the end: keep what was decoded.
-                let error = format.frameCount.map {
-                    Self.truncationError(path: path, declared: $0, present: framesDecoded, cause: decodeError?.underlying)
-                } ?? AudioError(.truncated, path: path, message: "truncated: decoding stopped after \(framesDecoded) "
-                    + "frames", underlying: decodeError?.underlying)
-                if truncation == .fail { throw error }
-                warnings.append(error)
+    }
+
+    /// Ends the current run of audio: flushes the resamplers and fixes the run to its mapped length,
+    /// analysisPosition(end) − analysisPosition(start), so the next run or gap starts exactly where it belongs.
+    private func finishRun() {
+        defer { runProduced = 0; runStart = sourcePosition; runEnded = true }
+        guard sourcePosition > runStart else { return }
+        let before = pending[0].count
+        for k in resamplers.indices { resamplers[k].finish(into: &pending[k]) }
+        keepRunOutput(appendedFrom: before)
+        for k in resamplers.indices { resamplers[k].reset() }
+        runDiscard = 0
+        let target = analysisPosition(sourcePosition) - analysisPosition(runStart)
+        let excess = Int(runProduced - target)
+        for k in pending.indices {
+            if excess > 0 {
+                pending[k].removeLast(min(excess, pending[k].count - pendingHead))
+            } else if excess < 0 {
+                pending[k].append(contentsOf: repeatElement(0, count: -excess))
             }
-            for k in resamplers.indices { resamplers[k].finish(into: &pending[k]) }
-            file.close()
-            self.file = nil
+        }
+    }
+
+    /// The stream has ended: truncation check, the summary warnings, the decoder released.
+    private func finishInput() throws(AudioError) {
+        guard !inputDone else { return }
+        inputDone = true
+        runEnded = true
+        let stopError = decoder?.stopError
+        decoder?.close()
+        decoder = nil
+        input?.close()
+        input = nil
+        if let damage = damageWarning() { warnings.append(damage) }
+        if let invalid = invalidSampleWarning() { warnings.append(invalid) }
+        if sourcePosition < format.frameCount ?? 0 || stopError != nil {
+            // Declared length not reached, or the decoder failed before the end: keep what was decoded.
+            let error = format.frameCount.map {
+                Self.truncationError(path: path, declared: $0, present: sourcePosition, cause: stopError?.underlying)
+            } ?? AudioError(.truncated, path: path, message: "truncated: decoding stopped after \(sourcePosition) "
+                + "frames", underlying: stopError?.underlying)
+            if truncation == .fail { throw error }
+            warnings.append(error)
         }
     }
 

@@ -25,6 +25,10 @@ public struct InjectedAudioStatistics: Sendable, Equatable {
     /// Times the ring was full (analysis too slow) and unread audio was dropped as an `.overrun` gap.
     public var ringOverflows = 0
     public var ringFramesDropped: Int64 = 0
+    /// Samples replaced by silence because they were NaN, ±Inf or beyond ±`SampleSanitizer.bound`, and the
+    /// sample time (frames at the pushed rate) of the first.
+    public var invalidSamples: Int64 = 0
+    public var firstInvalidSampleTime: Int64?
     public init() {}
 }
 
@@ -37,7 +41,8 @@ public struct InjectedAudioStatistics: Sendable, Equatable {
 /// `.missingInput`; a buffer that repeats time already delivered has the repeat dropped and counted
 /// (`overlapping`, or `outOfOrder` when it starts before the previous buffer). Nothing is silently glued:
 /// the only adjustment is snapping a Date-stamped buffer within `dateToleranceSec` of the expected position
-/// onto it (clock jitter), which is counted. `push` never waits: a full ring drops the oldest unread audio
+/// onto it (clock jitter), which is counted. Samples that cannot be audio (NaN, ±Inf, beyond ±16) are replaced by
+/// silence and counted (`statistics.invalidSamples`, `SampleSanitizer`). `push` never waits: a full ring drops the oldest unread audio
 /// as an `.overrun` gap. `read()` blocks until audio, a gap, or the end, and delivers 16 kHz (other rates
 /// go through `TimelineResampler`; sample times and counters stay at the pushed rate). Thread-safe.
 public final class InjectedAudioSource: AudioSource, @unchecked Sendable {
@@ -192,6 +197,16 @@ public final class InjectedAudioSource: AudioSource, @unchecked Sendable {
             }
         }
         let channels = format.channelCount
+        var samples = samples
+        // NaN, ±Inf and absurd values become silence before the resampler can smear them (SampleSanitizer);
+        // the copy is made only when there is something to replace.
+        if samples.withUnsafeBufferPointer({ SampleSanitizer.firstInvalid(in: $0) }) != nil {
+            let result = samples.withUnsafeMutableBufferPointer { SampleSanitizer.sanitize($0) }
+            stats.invalidSamples += Int64(result.replaced)
+            if let first = result.firstIndex, stats.firstInvalidSampleTime == nil {
+                stats.firstInvalidSampleTime = t + Int64(first / channels)
+            }
+        }
         samples.withUnsafeBufferPointer { buf in
             let rest = UnsafeBufferPointer(rebasing: buf[(skip * channels)...])
             timeline.appendAudio(rest, frames: frames - skip)

@@ -9,25 +9,16 @@ final class SndFile {
     private var handle: OpaquePointer?
     private(set) var info: SF_INFO
 
-    /// Opens `path` for reading, checking existence and readability first so the message says which it is.
-    init(readingPath path: String) throws(AudioError) {
-        self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AudioError(.notFound, path: path, message: "no such file (expected an audio file)")
-        }
-        guard !isDirectory.boolValue else {
-            throw AudioError(.unreadable, path: path, message: "is a directory (expected an audio file)")
-        }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw AudioError(.unreadable, path: path, message: "permission denied (cannot read the file)")
-        }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
-            throw AudioError(.empty, path: path, message: "file is empty (0 bytes; expected an audio file)")
-        }
+    /// Opens an input for reading through its descriptor. Open failures of the path itself (missing, permissions,
+    /// a directory, 0 bytes) were reported by `InputFile`. libsndfile 1.2 closes the descriptor when `sf_open_fd`
+    /// fails even with `close_desc` 0, so it is handed a duplicate that it owns (`close_desc` 1).
+    init(reading input: InputFile) throws(AudioError) {
+        self.path = input.name
         var info = SF_INFO()
-        let handle = sf_open(path, Int32(SFM_READ), &info)
-        guard let handle else { throw Self.openError(path: path) }
+        let fd = dup(input.fd)
+        guard fd >= 0 else { throw InputFile.openError(path: input.name, errno: errno) }
+        let handle = sf_open_fd(fd, Int32(SFM_READ), &info, 1)
+        guard let handle else { throw Self.openError(input: input) }
         self.handle = handle
         self.info = info
     }
@@ -128,9 +119,13 @@ final class SndFile {
     }
 
     /// Human-readable container and encoding, e.g. "WAV (Microsoft), Signed 16 bit PCM".
-    var formatDescription: String {
-        let major = Self.formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR))
-        let sub = Self.formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE))
+    var formatDescription: String { Self.formatDescription(info.format) }
+
+    /// libsndfile's names for a format (major | subtype), also used by the FLAC and Vorbis decoders so that every
+    /// input is described the same way.
+    static func formatDescription(_ format: Int32) -> String {
+        let major = formatName(format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR))
+        let sub = formatName(format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE))
         return [major, sub].compactMap { $0 }.joined(separator: ", ")
     }
 
@@ -145,18 +140,19 @@ final class SndFile {
                          underlying: String(cString: sf_strerror(handle)))
     }
 
-    /// The error for a failed `sf_open` (libsndfile keeps it in a global slot read with a nil handle).
+    /// The error for a failed `sf_open_fd` (libsndfile keeps it in a global slot read with a nil handle).
     /// libsndfile reports a WAV with a codec it lacks as a malformed 'fmt ' chunk; the WAV format tag is read here so
     /// the message can say which encoding it is.
-    private static func openError(path: String) -> AudioError {
+    private static func openError(input: InputFile) -> AudioError {
         let code = sf_error(nil)
         let underlying = String(cString: sf_strerror(nil))
-        if code != Int32(SF_ERR_SYSTEM), let tag = WAVFormatTag.read(path: path), !WAVFormatTag.decodable.contains(tag) {
-            return AudioError(.unsupportedEncoding, path: path, message: "WAV encoding \(WAVFormatTag.name(tag)) "
+        if code != Int32(SF_ERR_SYSTEM), input.isRegular, let tag = WAVFormatTag.read(input.peek(65_536)),
+           !WAVFormatTag.decodable.contains(tag) {
+            return AudioError(.unsupportedEncoding, path: input.name, message: "WAV encoding \(WAVFormatTag.name(tag)) "
                 + "cannot be decoded (expected PCM, IEEE float, A-law, µ-law, IMA/MS ADPCM or GSM 6.10)",
                 underlying: underlying)
         }
-        return error(code: code, path: path, operation: "opening", underlying: underlying)
+        return error(code: code, path: input.name, operation: "opening", underlying: underlying)
     }
 
     /// Maps a libsndfile error code to an AudioError: the one place where that mapping lives.
@@ -209,12 +205,9 @@ enum WAVFormatTag {
         return known[tag].map { "\($0) (format tag \(hex))" } ?? "format tag \(hex)"
     }
 
-    /// Reads the format tag from the first 64 KB of a RIFF/WAVE file, or nil if it is not one.
-    static func read(path: String) -> UInt16? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 65_536), data.count >= 12 else { return nil }
-        let bytes = [UInt8](data)
+    /// Reads the format tag from the first bytes (64 KB is plenty) of a RIFF/WAVE file, or nil if it is not one.
+    static func read(_ bytes: [UInt8]) -> UInt16? {
+        guard bytes.count >= 12 else { return nil }
         guard bytes[0..<4] == [0x52, 0x49, 0x46, 0x46][...], bytes[8..<12] == [0x57, 0x41, 0x56, 0x45][...] else {
             return nil   // not "RIFF....WAVE"
         }

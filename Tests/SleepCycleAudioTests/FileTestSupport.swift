@@ -102,3 +102,80 @@ extension FileFixture {
         return nil
     }
 }
+
+extension FileFixture {
+    /// A whole source read as one timeline: channel 0 with gaps filled by `gapValue`, the gaps, and whether the reads
+    /// tiled the timeline (each starts where the previous ended, from 0, no overlap).
+    struct Timeline {
+        var samples: [Float] = []
+        var gaps: [(start: Int64, length: Int64, reason: SourceGapReason)] = []
+        var tiles = true
+        var reads = 0
+    }
+
+    static func readTimeline(_ source: AudioSource, gapValue: Float = 0) throws -> Timeline {
+        var timeline = Timeline()
+        var expected: Int64 = 0
+        loop: while true {
+            let read = try source.read()
+            timeline.reads += 1
+            switch read {
+            case .audio(let start, let block):
+                if start != expected || block.isEmpty || block[0].isEmpty { timeline.tiles = false }
+                timeline.samples.append(contentsOf: block.first ?? [])
+                expected = start + Int64(block.first?.count ?? 0)
+            case .gap(let start, let length, let reason):
+                if start != expected || length <= 0 { timeline.tiles = false }
+                timeline.gaps.append((start, length, reason))
+                timeline.samples.append(contentsOf: repeatElement(gapValue, count: Int(max(0, length))))
+                expected = start + length
+            case .end:
+                break loop
+            }
+        }
+        return timeline
+    }
+
+    /// First index in `x[range]` where |x| exceeds `threshold`, or nil.
+    static func onset(_ x: [Float], in range: Range<Int>, threshold: Float) -> Int? {
+        range.clamped(to: 0..<x.count).first { abs(x[$0]) > threshold }
+    }
+
+    /// Quiet noise (±0.005) with 0.1-s 1 kHz bursts of amplitude 0.5 starting every second at t = k + 0.5 s.
+    static func burstSignal(rate: Int, seconds: Int) -> [Float] {
+        var seed: UInt32 = 88_172_645
+        return (0..<(rate * seconds)).map { i in
+            seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5
+            let t = Double(i) / Double(rate)
+            let phase = t - t.rounded(.down) - 0.5
+            let burst = phase >= 0 && phase < 0.1 ? 0.5 * sin(2 * Double.pi * 1_000 * (phase)) : 0
+            return Float(burst + (Double(seed) / Double(UInt32.max) - 0.5) * 0.01)
+        }
+    }
+
+    /// Byte offset of the first FLAC frame (after "fLaC" and the metadata blocks, FLAC format spec "STREAM").
+    static func firstFLACFrame(_ bytes: [UInt8]) -> Int? {
+        var offset = 4
+        while offset + 4 <= bytes.count {
+            let last = bytes[offset] & 0x80 != 0
+            let length = Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            offset += 4 + length
+            if last { return offset }
+        }
+        return nil
+    }
+
+    /// Byte offsets and lengths of the Ogg pages of a stream (RFC 3533 §6: 27-byte header, segment table, body).
+    static func oggPages(_ bytes: [UInt8]) -> [(offset: Int, length: Int)] {
+        var pages: [(Int, Int)] = []
+        var offset = 0
+        while offset + 27 <= bytes.count, bytes[offset..<(offset + 4)].elementsEqual("OggS".utf8) {
+            let segments = Int(bytes[offset + 26])
+            guard offset + 27 + segments <= bytes.count else { break }
+            let body = bytes[(offset + 27)..<(offset + 27 + segments)].reduce(0) { $0 + Int($1) }
+            pages.append((offset, 27 + segments + body))
+            offset += 27 + segments + body
+        }
+        return pages
+    }
+}

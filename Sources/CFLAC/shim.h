@@ -1,0 +1,1 @@
+#include <FLAC/stream_decoder.h>

@@ -1,0 +1,69 @@
+// Decoding through libsndfile: every format except native FLAC and Ogg Vorbis.
+import CSndFile
+
+/// `AudioDecoder` over libsndfile (`sf_readf_float`): WAV, AIFF, CAF, W64, RF64, Ogg Opus, … Reads interleaved
+/// frames into one buffer and de-interleaves the analysed channels. libsndfile cannot resynchronise inside a damaged
+/// stream, so a decode error ends the data (`stopError`, reported as truncation).
+final class SndFileDecoder: AudioDecoder {
+    private let file: SndFile
+    private let interleaved: UnsafeMutablePointer<Float>
+    private let capacity: Int
+    private var done = false
+    private(set) var stopError: AudioError?
+
+    /// - Parameter framesPerRead: largest `read` the caller makes (sizes the interleaved buffer).
+    init(input: InputFile, framesPerRead: Int) throws(AudioError) {
+        file = try SndFile(reading: input)
+        capacity = max(1, framesPerRead)
+        frameCount = Self.declaredFrames(file, isStream: !input.isRegular)
+        interleaved = .allocate(capacity: capacity * max(1, file.channels))
+    }
+
+    deinit { interleaved.deallocate() }
+
+    var sampleRate: Int { file.sampleRate }
+    var channelCount: Int { file.channels }
+    let frameCount: Int64?
+    var formatDescription: String { file.formatDescription }
+    var isOgg: Bool { file.isOgg }
+    func channelMap() -> [Int32]? { file.channelMap() }
+
+    /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX, and on a pipe a WAV
+    /// `data` size of 0x7FFF0000 bytes or more — the "length unknown" sentinels that writers which cannot seek back
+    /// put there (0xFFFFFFFF, 0x7FFFFFFF, 0x7FFFF000), which libsndfile takes at face value.
+    private static func declaredFrames(_ file: SndFile, isStream: Bool) -> Int64? {
+        if file.frames == Int64.max { return nil }
+        if isStream {
+            for line in file.log().split(separator: "\n") where line.hasPrefix("data : ") {
+                if let bytes = Int64(line.dropFirst(7).prefix { $0.isNumber }), bytes >= 0x7FFF_0000 { return nil }
+            }
+        }
+        return max(0, file.frames)
+    }
+
+    func declaredFramesBeyondData() -> Int64? {
+        AudioFileSource.declaredFramesBeyondFile(log: file.log(), channels: file.channels, frames: file.frames)
+    }
+
+    func read(channels: [Int], into output: [UnsafeMutablePointer<Float>], frames: Int) throws(AudioError) -> DecodeStep {
+        guard !done else { return .end }
+        var n: Int
+        do { n = try file.readFloat(into: interleaved, frames: min(frames, capacity)) } catch {
+            // A decoder error (e.g. "flac decoder lost sync" at a cut-off end) ends the readable audio: what was
+            // decoded before it is kept and the caller reports truncation.
+            stopError = error
+            done = true
+            n = file.lastReadCount
+        }
+        guard n > 0 else { done = true; return .end }
+        let stride = file.channels
+        for (k, source) in channels.enumerated() {
+            let dst = output[k]
+            var src = interleaved + source
+            for i in 0..<n { dst[i] = src.pointee; src += stride }
+        }
+        return .audio(n)
+    }
+
+    func close() { file.close() }
+}
