@@ -9,8 +9,8 @@ final class AnalyzeCommandTests {
     let temp: TemporaryDirectory
     init() throws { temp = try TemporaryDirectory("sleepcycle-analyze") }
 
-    static func analyze(_ args: [String]) throws -> BuiltBinary.Run {
-        try BuiltBinary.run(["analyze"] + args)
+    static func analyze(_ args: [String], stdin: Data? = nil) throws -> BuiltBinary.Run {
+        try BuiltBinary.run(["analyze"] + args, stdin: stdin)
     }
 
     /// Writes a PCM16 WAV (interleaved `channels`) into a fresh folder of this test's and returns its path.
@@ -161,6 +161,30 @@ final class AnalyzeCommandTests {
                 #expect((e["end"] as? String ?? "") <= end, "\(e) after \(end)")
             }
         }
+    }
+
+    /// `analyze -` reads the recording from standard input: a pipe and a redirected file give the same result,
+    /// and the same session id (the contract's name, size and content digest, with the name `-`).
+    @Test func standardInputIsTheRecording() throws {
+        let example = Self.repo.appendingPathComponent("Fixtures/example-night.flac").path
+        let data = try Data(contentsOf: URL(fileURLWithPath: example))
+        let piped = try Self.analyze(["-", "--format", "json"] + [], stdin: data)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let handle = try #require(FileHandle(forReadingAtPath: example))
+        let redirected = try BuiltBinary.run(["analyze", "-", "--format", "json"], stdinFile: handle)
+        #expect(redirected.status == 0 && redirected.stdout == piped.stdout, "\(redirected.stderr)")
+        #expect(piped.stdout.contains("\"path\": \"-\""))
+        let fromPath = try Self.analyze([example, "--format", "json"])
+        let events = { (s: String) in s.components(separatedBy: "\"events\"")[1] }
+        #expect(events(fromPath.stdout) == events(piped.stdout))
+        // Another stream gives another id.
+        let other = try Self.analyze(["-", "--format", "json"], stdin: data + Data(count: 100))
+        #expect(other.stdout.split(separator: "\n")[1] != piped.stdout.split(separator: "\n")[1])
+        // An empty stream and two inputs on standard input are one-line errors.
+        let empty = try Self.analyze(["-"], stdin: Data())
+        #expect(empty.status == 65 && empty.stderr.split(separator: "\n").count == 1, "\(empty.stderr)")
+        let twice = try Self.analyze(["-", "--hr", "-"], stdin: data)
+        #expect(twice.status == 64, "\(twice.stderr)")
     }
 
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -25,7 +25,7 @@ enum BuiltBinary {
     /// Runs `sleepcycle arguments…` to completion, reading both pipes fully before waiting (outputs can exceed
     /// a pipe buffer). `stdin` is written to its standard input (nothing: /dev/null); `stdout` replaces the
     /// captured pipe (then `Run.stdout` is empty); `directory` is its working directory.
-    static func run(_ arguments: [String], stdin: Data? = nil, stdout: FileHandle? = nil,
+    static func run(_ arguments: [String], stdin: Data? = nil, stdinFile: FileHandle? = nil, stdout: FileHandle? = nil,
                     directory: URL? = nil) throws -> Run {
         let bin = try #require(url, "sleepcycle binary not found next to \(CommandLine.arguments[0])")
         let p = Process()
@@ -35,12 +35,15 @@ enum BuiltBinary {
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = stdout ?? out
         p.standardError = err
-        p.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        p.standardInput = stdinFile ?? (stdin == nil ? FileHandle.nullDevice : input)
         try p.run()
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         if let stdin {
+            // A command that exits without reading all of it (a usage error) closes the pipe: that must be a failed
+            // write here, not a SIGPIPE that kills the test process.
+            signal(SIGPIPE, SIG_IGN)
             DispatchQueue.global().async(group: group) {
                 try? input.fileHandleForWriting.write(contentsOf: stdin)
                 try? input.fileHandleForWriting.close()

@@ -19,7 +19,7 @@ extension AnalysisResult {
                 : s >= 60 ? "\(s / 60) min \(String(format: "%02d", s % 60)) s" : "\(s) s"
         }
         out.append("Night of \(ISO8601Time.LocalParts(date: startTime, utcOffsetSeconds: offset).dateString) — "
-                   + MessageText.path(source.path))
+                   + (source.path == "-" ? "standard input" : MessageText.path(source.path)))
         out.append("  recording   \(t(startTime)) → \(t(endTime)) \(zone) (\(hm(source.durationSec))), "
                    + "\(source.sampleRate) Hz, \(source.channels == 1 ? "mono" : "\(source.channels) channels")")
         out.append("  session     \(sessionId.uuidString)")
