@@ -45,19 +45,28 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     private func draw(done: Int64, total: Int64?, elapsed: Duration) {
-        let width = Self.columns() - 1      // the last column would wrap on some terminals
-        guard width >= 8 else { return }
-        let audioSeconds = Double(done) / 16_000
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        guard let text = Self.line(label: label, done: done, total: total, wallSeconds: wall, columns: Self.columns())
+        else { return }
+        StandardError.writeRaw("\r\u{1B}[2K" + text)
+        drawn = true
+    }
+
+    /// The bar's text for a terminal of `columns` columns: at most `columns − 1` characters (the last column would
+    /// wrap on some terminals), nil when even the label does not fit.
+    static func line(label: String, done: Int64, total: Int64?, wallSeconds wall: Double, columns: Int) -> String? {
+        let width = columns - 1
+        guard width >= 8 else { return nil }
+        let audioSeconds = Double(done) / 16_000
         let speed = wall > 0.2 ? audioSeconds / wall : nil
         var parts: [String] = []
         var fraction: Double?
-        if let total, total > 0 { fraction = min(1, Double(done) / Double(total)) }
+        if let total, total > 0 { fraction = min(1, max(0, Double(done) / Double(total))) }
         if let fraction { parts.append(String(format: "%3d %%", Int(fraction * 100))) }
-        parts.append(Self.duration(audioSeconds))
+        parts.append(duration(audioSeconds))
         if let speed { parts.append(speed >= 10 ? "\(Int(speed))× real time" : String(format: "%.1f× real time", speed)) }
         if let fraction, let speed, speed > 0, let total {
-            parts.append(Self.duration(Double(total - done) / 16_000 / speed) + " left")
+            parts.append(duration(Double(max(0, total - done)) / 16_000 / speed) + " left")
         }
         // Label, then a bar that takes what the parts leave, then as many parts as fit.
         var line = label
@@ -69,9 +78,7 @@ final class ProgressBar: @unchecked Sendable {
             let filled = Int(fraction * Double(barWidth))
             line += " [" + String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled) + "]"
         }
-        line = String((line + tail).prefix(width))
-        StandardError.writeRaw("\r\u{1B}[2K" + line)
-        drawn = true
+        return String((line + tail).prefix(width))
     }
 
     /// `45 s`, `12 min`, `3 h 10 min`.
