@@ -34,10 +34,30 @@ public final class AnalysisFeeder {
 
     /// Side inputs (`.heartRate`, `.motion`, …) to interleave by time; added to those not yet published.
     public func add(sideInputs events: [AnalysisEvent]) {
-        let pending = Array(sideInputs[sideIndex...]) + events
-        sideInputs = pending.enumerated()
-            .sorted { (Self.time(of: $0.element), $0.offset) < (Self.time(of: $1.element), $1.offset) }
-            .map(\.element)
+        guard !events.isEmpty else { return }
+        // Readers deliver their samples in time order: then the new ones are merged in one pass (and a first batch is
+        // kept as it is, without a copy). Otherwise they are sorted first, stably.
+        let sorted = zip(events, events.dropFirst()).allSatisfy { Self.time(of: $0) <= Self.time(of: $1) }
+            ? events
+            : events.enumerated().sorted { (Self.time(of: $0.element), $0.offset) < (Self.time(of: $1.element), $1.offset) }
+                .map(\.element)
+        guard sideIndex < sideInputs.count else {
+            sideInputs = sorted
+            sideIndex = 0
+            return
+        }
+        var merged: [AnalysisEvent] = []
+        merged.reserveCapacity(sideInputs.count - sideIndex + sorted.count)
+        var a = sideIndex, b = 0
+        while a < sideInputs.count || b < sorted.count {
+            // Ties keep the earlier-added sample first.
+            if b == sorted.count || (a < sideInputs.count && Self.time(of: sideInputs[a]) <= Self.time(of: sorted[b])) {
+                merged.append(sideInputs[a]); a += 1
+            } else {
+                merged.append(sorted[b]); b += 1
+            }
+        }
+        sideInputs = merged
         sideIndex = 0
     }
 

@@ -29,12 +29,25 @@ public struct CSVTable: Sendable {
 
     /// Parses delimited text; `path` names it in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(InputFileError) -> CSVTable {
+        var records: [Record] = []
+        let separator = try scan(bytes, path: path) { record, _ in records.append(record) }
+        return CSVTable(separator: separator, records: records)
+    }
+
+    /// Calls `body` with each record in turn without keeping them (a 50 Hz accelerometer night has millions);
+    /// returns the separator found. Errors thrown by `body` are passed on.
+    @discardableResult
+    public static func scan(_ bytes: [UInt8], path: String,
+                            _ body: (Record, Separator) throws(InputFileError) -> Void) throws(InputFileError) -> Separator {
         var parser = Parser(bytes: bytes, path: path)
-        return try parser.run()
+        return try parser.run(body)
     }
 
     /// `field` as a finite number, or nil. A decimal comma is accepted unless commas separate fields.
-    public func number(_ field: String) -> Double? {
+    public func number(_ field: String) -> Double? { Self.number(field, separator: separator) }
+
+    /// `field` as a finite number in text separated by `separator`.
+    public static func number(_ field: String, separator: Separator) -> Double? {
         if let v = Double(field) { return v.isFinite ? v : nil }
         guard separator != .comma, field.utf8.filter({ $0 == UInt8(ascii: ",") }).count == 1,
               let v = Double(String(field.map { $0 == "," ? "." : $0 })) else { return nil }
@@ -54,16 +67,15 @@ public struct CSVTable: Sendable {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
         }
 
-        mutating func run() throws(InputFileError) -> CSVTable {
-            var records: [Record] = []
+        mutating func run(_ body: (Record, Separator) throws(InputFileError) -> Void) throws(InputFileError) -> Separator {
             while i < bytes.count {
                 let startLine = line
                 if isCommentOrBlank() { skipLine(); continue }
                 if separator == nil { separator = detectSeparator() }
-                let fields = try record(startLine: startLine)
-                records.append(Record(line: startLine, fields: fields))
+                let sep = separator ?? .comma
+                try body(Record(line: startLine, fields: try record(startLine: startLine)), sep)
             }
-            return CSVTable(separator: separator ?? .comma, records: records)
+            return separator ?? .comma
         }
 
         /// True at a record that holds only spaces, or starts with `#` after spaces.

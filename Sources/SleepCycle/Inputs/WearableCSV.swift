@@ -12,31 +12,33 @@ import SleepCycleFormats
 /// Samples outside the recording are not an error: the pipeline uses the overlap and warns.
 public enum HeartRateFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [HeartRateSample] {
-        try parse(CSVTable.load(path: path), path: path, start: start)
+        try parse(InputFile.read(path), path: path, start: start)
     }
 
-    /// The samples of delimited text already read (`path` names it in errors).
-    public static func parse(_ csv: CSVTable, path: String, start: ISO8601Time? = nil) throws(InputFileError)
+    /// The samples of delimited text (`path` names it in errors).
+    public static func parse(_ bytes: [UInt8], path: String, start: ISO8601Time? = nil) throws(InputFileError)
         -> [HeartRateSample] {
-        let table = try WearableTable(csv, path: path, known: ["time", "bpm", "rr_ms"], defaultHeader: ["time", "bpm"],
+        let table = try WearableTable(bytes, path: path, known: ["time", "bpm", "rr_ms"], defaultHeader: ["time", "bpm"],
                                       start: start)
         guard table.header.contains("bpm") || table.header.contains("rr_ms") else {
             throw InputFileError(path: path, line: table.headerLine, message: "the header needs a 'bpm' or 'rr_ms' column")
         }
         var samples: [HeartRateSample] = []
-        samples.reserveCapacity(table.rows.count)
-        for row in table.rows {
-            let bpm = row.values["bpm"] ?? nil, rr = row.values["rr_ms"] ?? nil
+        samples.reserveCapacity(table.count)
+        let bpmColumn = table.column("bpm"), rrColumn = table.column("rr_ms")
+        for row in 0..<table.count {
+            let bpm = bpmColumn.flatMap { table.value($0, row) }, rr = rrColumn.flatMap { table.value($0, row) }
+            let line = table.line(row)
             if let bpm, !(20...250).contains(bpm) {
-                throw InputFileError(path: path, line: row.line, message: "bpm \(bpm) outside 20–250")
+                throw InputFileError(path: path, line: line, message: "bpm \(bpm) outside 20–250")
             }
             if let rr, !(200...3000).contains(rr) {
-                throw InputFileError(path: path, line: row.line, message: "rr_ms \(rr) outside 200–3000")
+                throw InputFileError(path: path, line: line, message: "rr_ms \(rr) outside 200–3000")
             }
             guard bpm != nil || rr != nil else {
-                throw InputFileError(path: path, line: row.line, message: "neither bpm nor rr_ms given")
+                throw InputFileError(path: path, line: line, message: "neither bpm nor rr_ms given")
             }
-            samples.append(HeartRateSample(time: row.time, bpm: bpm, rrMs: rr))
+            samples.append(HeartRateSample(time: table.times[row], bpm: bpm, rrMs: rr))
         }
         return samples
     }
@@ -50,13 +52,13 @@ public enum HeartRateFile {
 /// Euclidean norm minus one, floored at 0 ("ENMO", van Hees et al. 2013, PLoS ONE 8(4) e61691).
 public enum MotionFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [MotionSample] {
-        try parse(CSVTable.load(path: path), path: path, start: start)
+        try parse(InputFile.read(path), path: path, start: start)
     }
 
-    /// The samples of delimited text already read (`path` names it in errors).
-    public static func parse(_ csv: CSVTable, path: String, start: ISO8601Time? = nil) throws(InputFileError)
+    /// The samples of delimited text (`path` names it in errors).
+    public static func parse(_ bytes: [UInt8], path: String, start: ISO8601Time? = nil) throws(InputFileError)
         -> [MotionSample] {
-        let table = try WearableTable(csv, path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil,
+        let table = try WearableTable(bytes, path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil,
                                       start: start)
         let h = Set(table.header)
         let useCount = h.contains("count")
@@ -64,44 +66,97 @@ public enum MotionFile {
             throw InputFileError(path: path, line: table.headerLine, message: "expected columns time,count or time,x,y,z")
         }
         var samples: [MotionSample] = []
-        samples.reserveCapacity(table.rows.count)
-        for row in table.rows {
-            if useCount {
-                guard let c = row.values["count"] ?? nil else {
-                    throw InputFileError(path: path, line: row.line, message: "missing count")
+        samples.reserveCapacity(table.count)
+        if useCount, let count = table.column("count") {
+            for row in 0..<table.count {
+                guard let c = table.value(count, row) else {
+                    throw InputFileError(path: path, line: table.line(row), message: "missing count")
                 }
-                samples.append(MotionSample(time: row.time, activity: max(c, 0)))
-                continue
+                samples.append(MotionSample(time: table.times[row], activity: max(c, 0)))
             }
-            guard let x = row.values["x"] ?? nil, let y = row.values["y"] ?? nil, let z = row.values["z"] ?? nil else {
-                throw InputFileError(path: path, line: row.line, message: "missing x, y or z")
+            return samples
+        }
+        guard let cx = table.column("x"), let cy = table.column("y"), let cz = table.column("z") else { return [] }
+        for row in 0..<table.count {
+            guard let x = table.value(cx, row), let y = table.value(cy, row), let z = table.value(cz, row) else {
+                throw InputFileError(path: path, line: table.line(row), message: "missing x, y or z")
             }
             let norm = (x * x + y * y + z * z).squareRoot()
             guard norm.isFinite else {
-                throw InputFileError(path: path, line: row.line, message: "acceleration too large to be in g")
+                throw InputFileError(path: path, line: table.line(row), message: "acceleration too large to be in g")
             }
-            samples.append(MotionSample(time: row.time, activity: max(norm - 1, 0)))
+            samples.append(MotionSample(time: table.times[row], activity: max(norm - 1, 0)))
         }
         return samples
     }
 }
 
-/// The rows of a wearable file: timed numeric columns, with the checks both readers share.
+/// The rows of a wearable file as columns (a night of 50 Hz accelerometer rows is millions of them: no per-row
+/// dictionary or string array is kept), with the checks both readers share.
 struct WearableTable {
-    struct Row { var line: Int; var time: SampleTime; var values: [String: Double?] }
     var header: [String]
     /// Line of the header row (1 when there is none: the columns were inferred from the first row).
-    var headerLine: Int
-    var rows: [Row] = []
+    var headerLine = 1
+    var times: [SampleTime] = []
+    /// One array per column after `time`, in header order; NaN = an empty field or `nan` (fields are otherwise
+    /// finite, so NaN is free to mark absence, at half the memory of an optional).
+    var values: [[Double]] = []
+    /// The value in column `column` of `row`, nil when absent.
+    func value(_ column: Int, _ row: Int) -> Double? { let v = values[column][row]; return v.isNaN ? nil : v }
+    /// The first row's line; `lineDelta[row]` is each row's distance from it (rows may skip comment lines).
+    private var firstLine = 0
+    private var lineDelta: [UInt32] = []
 
-    init(_ table: CSVTable, path: String, known: Set<String>, defaultHeader: [String]?,
+    var count: Int { times.count }
+    func line(_ row: Int) -> Int { firstLine + Int(lineDelta[row]) }
+    /// Index into `values` of a column.
+    func column(_ name: String) -> Int? { header.firstIndex(of: name).flatMap { $0 > 0 ? $0 - 1 : nil } }
+
+    init(_ bytes: [UInt8], path: String, known: Set<String>, defaultHeader: [String]?,
          start: ISO8601Time?) throws(InputFileError) {
-        guard let first = table.records.first else {
-            throw InputFileError(path: path, message: "no samples (the file is empty)")
+        header = []
+        var lastTime = SampleTime.min
+        var decided = false
+        var table = self
+        try CSVTable.scan(bytes, path: path) { (record, separator) throws(InputFileError) in
+            let fields = record.fields
+            if !decided {
+                decided = true
+                if try table.readHeader(record, separator: separator, path: path, known: known,
+                                        defaultHeader: defaultHeader) { return }
+            }
+            guard fields.count == table.header.count else {
+                throw InputFileError(path: path, line: record.line,
+                                     message: "expected \(table.header.count) fields, found \(fields.count)")
+            }
+            let time = try Self.time(fields[0], separator: separator, start: start, path: path, line: record.line)
+            guard time >= lastTime else {
+                throw InputFileError(path: path, line: record.line, message: "time goes backwards")
+            }
+            lastTime = time
+            if table.times.isEmpty { table.firstLine = record.line }
+            table.times.append(time)
+            table.lineDelta.append(UInt32(clamping: record.line - table.firstLine))
+            for (k, f) in fields.dropFirst().enumerated() {
+                if f.isEmpty || f.lowercased() == "nan" { table.values[k].append(.nan); continue }
+                guard let v = CSVTable.number(f, separator: separator) else {
+                    throw InputFileError(path: path, line: record.line,
+                                         message: "\(table.header[k + 1]) '\(MessageText.field(f))' is not a finite number")
+                }
+                table.values[k].append(v)
+            }
         }
-        var records = table.records[...]
-        let looksLikeHeader = table.number(first.fields[0]) == nil && ISO8601Time(first.fields[0], defaultOffsetSeconds: 0) == nil
-        if looksLikeHeader {
+        guard decided else { throw InputFileError(path: path, message: "no samples (the file is empty)") }
+        guard !table.times.isEmpty else { throw InputFileError(path: path, message: "no samples after the header") }
+        self = table
+    }
+
+    /// Takes the columns from the first record; true when it is a header row (not a sample).
+    private mutating func readHeader(_ first: CSVTable.Record, separator: CSVTable.Separator, path: String,
+                                     known: Set<String>, defaultHeader: [String]?) throws(InputFileError) -> Bool {
+        let isHeader = CSVTable.number(first.fields[0], separator: separator) == nil
+            && ISO8601Time(first.fields[0], defaultOffsetSeconds: 0) == nil
+        if isHeader {
             let names = first.fields.map { $0.lowercased() }
             for n in names where !known.contains(n) {
                 throw InputFileError(path: path, line: first.line, message: "unknown column '\(MessageText.field(n))' "
@@ -115,48 +170,24 @@ struct WearableTable {
             }
             header = names
             headerLine = first.line
-            records = records.dropFirst()
         } else if let d = defaultHeader {
-            header = d; headerLine = 1
+            header = d
         } else if first.fields.count == 2 {
-            header = ["time", "count"]; headerLine = 1
+            header = ["time", "count"]
         } else if first.fields.count == 4 {
-            header = ["time", "x", "y", "z"]; headerLine = 1
+            header = ["time", "x", "y", "z"]
         } else {
             throw InputFileError(path: path, line: first.line,
                                  message: "cannot tell the columns of \(first.fields.count) fields without a header row")
         }
-        guard !records.isEmpty else { throw InputFileError(path: path, message: "no samples after the header") }
-        var lastTime = SampleTime.min
-        rows.reserveCapacity(records.count)
-        for record in records {
-            let fields = record.fields
-            guard fields.count == header.count else {
-                throw InputFileError(path: path, line: record.line,
-                                     message: "expected \(header.count) fields, found \(fields.count)")
-            }
-            let time = try Self.time(fields[0], table: table, start: start, path: path, line: record.line)
-            guard time >= lastTime else {
-                throw InputFileError(path: path, line: record.line, message: "time goes backwards")
-            }
-            lastTime = time
-            var values: [String: Double?] = [:]
-            for (name, f) in zip(header, fields).dropFirst() {
-                if f.isEmpty || f.lowercased() == "nan" { values[name] = .some(nil); continue }
-                guard let v = table.number(f) else {
-                    throw InputFileError(path: path, line: record.line,
-                                         message: "\(name) '\(MessageText.field(f))' is not a finite number")
-                }
-                values[name] = v
-            }
-            rows.append(Row(line: record.line, time: time, values: values))
-        }
+        values = Array(repeating: [], count: header.count - 1)
+        return isHeader
     }
 
     /// A row's time on the recording's timeline: seconds since its first sample, or an ISO 8601 time.
-    static func time(_ field: String, table: CSVTable, start: ISO8601Time?, path: String,
+    static func time(_ field: String, separator: CSVTable.Separator, start: ISO8601Time?, path: String,
                      line: Int) throws(InputFileError) -> SampleTime {
-        if let s = table.number(field) {
+        if let s = CSVTable.number(field, separator: separator) {
             guard let t = AnalysisClock.checkedSamples(seconds: s) else {
                 throw InputFileError(path: path, line: line, message: "time \(MessageText.field(field)) s is out of range "
                     + "(expected seconds from the start of the recording)")

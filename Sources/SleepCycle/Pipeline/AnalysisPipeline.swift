@@ -81,14 +81,14 @@ public final class AnalysisPipeline {
     /// with the audio. Samples dated before the session start are counted and not used; those at or after its end
     /// are counted at `finish()`. Both are reported once per kind in `warnings`.
     public func add(sideInputs events: [AnalysisEvent]) {
-        var inside: [AnalysisEvent] = []
-        inside.reserveCapacity(events.count)
+        var before = 0
         for event in events {
-            guard let kind = SideInputKind(event) else { inside.append(event); continue }
+            guard let kind = SideInputKind(event) else { continue }
             sideInputTotals[kind, default: 0] += 1
-            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += 1 } else { inside.append(event) }
+            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += 1; before += 1 }
         }
-        feeder.add(sideInputs: inside)
+        // Copied only when some must go (a night of 50 Hz motion samples is millions of events).
+        feeder.add(sideInputs: before == 0 ? events : events.filter { AnalysisFeeder.time(of: $0) >= 0 })
     }
 
     /// Reads `source` to its end on the calling thread and returns the result. `progress` is called after every
