@@ -47,6 +47,7 @@ final class VorbisDecoder: AudioDecoder {
         let callbacks = ov_callbacks(read_func: vorbisRead, seek_func: input.isRegular ? vorbisSeek : nil,
                                      close_func: nil, tell_func: input.isRegular ? vorbisTell : nil)
         let status = ov_open_callbacks(Unmanaged.passUnretained(input).toOpaque(), file, nil, 0, callbacks)
+        // Until every stored property is set, a throw does not run deinit: the file is released here.
         guard status == 0 else { file.deallocate(); throw Self.error(path: input.name, code: status, operation: "opening") }
         open = true
         guard let info = ov_info(file, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
@@ -59,8 +60,7 @@ final class VorbisDecoder: AudioDecoder {
         let total = ov_seekable(file) != 0 ? ov_pcm_total(file, -1) : -1
         frameCount = total >= 0 ? Int64(total) : nil
         holdLimit = max(1, min(sampleRate, 192_000)) * 10
-        if frameCount == 0 {
-            close(); file.deallocate()
+        if frameCount == 0 {   // fully initialised: deinit releases the file
             throw AudioError(.empty, path: input.name, message: "contains no audio frames (expected at least one "
                 + "sample, found an empty \(formatDescription) stream)")
         }
