@@ -167,7 +167,7 @@ public final class AudioFileSource: AudioSource {
     }
 
     /// About one output block of source frames per decode call.
-    private static func framesPerRead(blockFrames: Int, rate: Int) -> Int {
+    static func framesPerRead(blockFrames: Int, rate: Int) -> Int {
         max(64, Int((Int64(blockFrames) * Int64(rate) + Int64(analysisRate) - 1) / Int64(analysisRate)))
     }
 
@@ -178,10 +178,7 @@ public final class AudioFileSource: AudioSource {
         switch InputKind.sniff(head) {
         case .flac: return try FLACDecoder(input: input)
         case .oggVorbis: return try VorbisDecoder(input: input)
-        case .other:
-            // Sized for the largest read: about one output block at the highest rate libsndfile may report.
-            let perRead = framesPerRead(blockFrames: blockFrames, rate: Resampler.supportedRates.upperBound)
-            return try SndFileDecoder(input: input, framesPerRead: perRead)
+        case .other: return try SndFileDecoder(input: input, blockFrames: blockFrames)
         }
     }
 
