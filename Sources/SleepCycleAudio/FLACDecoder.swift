@@ -188,8 +188,9 @@ final class FLACDecoder: AudioDecoder {
                            _ buffer: UnsafePointer<UnsafePointer<FLAC__int32>?>) -> FLAC__StreamDecoderWriteStatus {
         let header = frame.pointee.header
         let length = Int(header.blocksize)
+        // Sample numbers are 36-bit (frame numbers 31-bit) in the format; clamping only guards the conversion.
         let start: Int64 = header.number_type == FLAC__FRAME_NUMBER_TYPE_SAMPLE_NUMBER
-            ? Int64(header.number.sample_number) : Int64(header.number.frame_number) * Int64(length)
+            ? Int64(clamping: header.number.sample_number) : Int64(header.number.frame_number) * Int64(length)
         let damaged = crcMismatch
         crcMismatch = false
         let bits = Int(header.bits_per_sample)
