@@ -84,6 +84,11 @@ public final class AudioFileSource: AudioSource {
     private var queuedGap: (start: Int64, length: Int64)?
     private var inputDone = false
     private var closed = false
+    /// Set when a decoder reported a gap reaching beyond `maxPosition`; decoding stopped there.
+    private var implausiblePosition: AudioError?
+    /// Largest source position accepted (2^40 frames: 66 days at 192 kHz), which keeps every position
+    /// computation far from overflow.
+    static let maxPosition: Int64 = 1 << 40
 
     /// Opens the file at `path`.
     public convenience init(path: String, blockFrames: Int = 16_384,
@@ -167,7 +172,7 @@ public final class AudioFileSource: AudioSource {
     }
 
     /// About one output block of source frames per decode call.
-    private static func framesPerRead(blockFrames: Int, rate: Int) -> Int {
+    static func framesPerRead(blockFrames: Int, rate: Int) -> Int {
         max(64, Int((Int64(blockFrames) * Int64(rate) + Int64(analysisRate) - 1) / Int64(analysisRate)))
     }
 
@@ -178,10 +183,7 @@ public final class AudioFileSource: AudioSource {
         switch InputKind.sniff(head) {
         case .flac: return try FLACDecoder(input: input)
         case .oggVorbis: return try VorbisDecoder(input: input)
-        case .other:
-            // Sized for the largest read: about one output block at the highest rate libsndfile may report.
-            let perRead = framesPerRead(blockFrames: blockFrames, rate: Resampler.supportedRates.upperBound)
-            return try SndFileDecoder(input: input, framesPerRead: perRead)
+        case .other: return try SndFileDecoder(input: input, blockFrames: blockFrames)
         }
     }
 
@@ -269,6 +271,14 @@ public final class AudioFileSource: AudioSource {
             sourcePosition += Int64(n)
         case .gap(let length):
             guard length > 0 else { return }
+            guard length <= Self.maxPosition - sourcePosition else {
+                // A position this far ahead (a damaged or forged granule position) is not this recording's.
+                finishRun()
+                implausiblePosition = AudioError(.damagedData, path: path, message: "damaged audio data: the stream "
+                    + "resumes \(length) frames ahead, beyond any recording; the rest is not analysed")
+                try finishInput()
+                return
+            }
             finishRun()
             let a = analysisPosition(sourcePosition), b = analysisPosition(sourcePosition + length)
             if firstDamageTime == nil { firstDamageTime = Double(sourcePosition) / Double(rate) }
@@ -352,7 +362,7 @@ public final class AudioFileSource: AudioSource {
         guard !inputDone else { return }
         inputDone = true
         runEnded = true
-        let stopError = decoder?.stopError
+        let stopError = implausiblePosition ?? decoder?.stopError
         decoder?.close()
         decoder = nil
         input?.close()
@@ -386,7 +396,8 @@ public final class AudioFileSource: AudioSource {
                     .trimmingCharacters(in: .whitespaces))
                 let present = Int64(text[open.upperBound...].prefix { $0.isNumber })
                 if let declared, let present, present > 0, declared > present {
-                    return frames * declared / present
+                    let (product, overflow) = frames.multipliedReportingOverflow(by: declared)
+                    return overflow ? Int64(Double(frames) * Double(declared) / Double(present)) : product / present
                 }
             }
             if let r = text.range(of: "Frame count read from 'COMM' chunk (") {

@@ -65,7 +65,7 @@ final class FLACDecoder: AudioDecoder {
         self.input = input
         samples = .allocate(capacity: 1)
         guard let decoder = FLAC__stream_decoder_new() else {
-            throw AudioError(.unreadable, path: input.name, message: "cannot create a FLAC decoder (out of memory)")
+            throw Self.error(path: input.name, .initStatus(FLAC__STREAM_DECODER_INIT_STATUS_MEMORY_ALLOCATION_ERROR))
         }
         self.decoder = decoder
         _ = FLAC__stream_decoder_set_md5_checking(decoder, 0)
@@ -73,13 +73,10 @@ final class FLACDecoder: AudioDecoder {
             decoder, flacRead, nil, nil, nil, nil, flacWrite, flacMetadata, flacError,
             Unmanaged.passUnretained(self).toOpaque())
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
-            throw Self.error(path: input.name, initStatus: status)
+            throw Self.error(path: input.name, .initStatus(status))
         }
         let ok = FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0
-        guard ok, sawStreamInfo else {
-            throw AudioError(.notAudio, path: input.name, message: "malformed FLAC stream: no valid STREAMINFO block "
-                + "(expected one right after \"fLaC\")", underlying: stateString())
-        }
+        guard ok, sawStreamInfo else { throw Self.error(path: input.name, .metadata(state: stateString())) }
         guard (1...8).contains(channelCount), (4...32).contains(bitsPerSample), sampleRate > 0 else {
             throw AudioError(.notAudio, path: input.name, message: "malformed FLAC STREAMINFO: \(channelCount) "
                 + "channels, \(bitsPerSample) bits, \(sampleRate) Hz (expected 1–8 channels, 4–32 bits)")
@@ -140,10 +137,7 @@ final class FLACDecoder: AudioDecoder {
             }
         } else if !ok || state == FLAC__STREAM_DECODER_ABORTED {
             ended = true
-            stopError = readErrno != 0
-                ? AudioError(.unreadable, path: input.name, message: "read error while decoding FLAC",
-                             underlying: String(cString: strerror(readErrno)))
-                : AudioError(.notAudio, path: input.name, message: "FLAC decoding failed", underlying: stateString())
+            stopError = Self.error(path: input.name, .decoding(state: stateString(), readErrno: readErrno))
         }
     }
 
@@ -194,8 +188,9 @@ final class FLACDecoder: AudioDecoder {
                            _ buffer: UnsafePointer<UnsafePointer<FLAC__int32>?>) -> FLAC__StreamDecoderWriteStatus {
         let header = frame.pointee.header
         let length = Int(header.blocksize)
+        // Sample numbers are 36-bit (frame numbers 31-bit) in the format; clamping only guards the conversion.
         let start: Int64 = header.number_type == FLAC__FRAME_NUMBER_TYPE_SAMPLE_NUMBER
-            ? Int64(header.number.sample_number) : Int64(header.number.frame_number) * Int64(length)
+            ? Int64(clamping: header.number.sample_number) : Int64(header.number.frame_number) * Int64(length)
         let damaged = crcMismatch
         crcMismatch = false
         let bits = Int(header.bits_per_sample)
@@ -237,14 +232,32 @@ final class FLACDecoder: AudioDecoder {
 
     // MARK: - The libFLAC error choke point
 
-    /// Maps a failed `FLAC__stream_decoder_init_stream` to an AudioError (the one place for libFLAC status codes).
-    static func error(path: String, initStatus: FLAC__StreamDecoderInitStatus) -> AudioError {
-        switch initStatus {
-        case FLAC__STREAM_DECODER_INIT_STATUS_MEMORY_ALLOCATION_ERROR:
+    /// What went wrong, in libFLAC's terms.
+    enum Failure {
+        /// `FLAC__stream_decoder_new` / `_init_stream` failed.
+        case initStatus(FLAC__StreamDecoderInitStatus)
+        /// `FLAC__stream_decoder_process_until_end_of_metadata` failed or found no STREAMINFO.
+        case metadata(state: String)
+        /// `FLAC__stream_decoder_process_single` failed (a read error of the input when `readErrno` is not 0).
+        case decoding(state: String, readErrno: Int32)
+    }
+
+    /// Maps a libFLAC failure to an AudioError (the one place for libFLAC status codes and states).
+    static func error(path: String, _ failure: Failure) -> AudioError {
+        switch failure {
+        case .initStatus(FLAC__STREAM_DECODER_INIT_STATUS_MEMORY_ALLOCATION_ERROR):
             return AudioError(.unreadable, path: path, message: "cannot start the FLAC decoder (out of memory)")
-        default:
+        case .initStatus(let status):
             return AudioError(.unreadable, path: path, message: "cannot start the FLAC decoder",
-                              underlying: "init status \(initStatus.rawValue)")
+                              underlying: "init status \(status.rawValue)")
+        case .metadata(let state):
+            return AudioError(.notAudio, path: path, message: "malformed FLAC stream: no valid STREAMINFO block "
+                + "(expected one right after \"fLaC\")", underlying: state)
+        case .decoding(_, let readErrno) where readErrno != 0:
+            return AudioError(.unreadable, path: path, message: "read error while decoding FLAC",
+                              underlying: String(cString: strerror(readErrno)))
+        case .decoding(let state, _):
+            return AudioError(.notAudio, path: path, message: "FLAC decoding failed", underlying: state)
         }
     }
 }

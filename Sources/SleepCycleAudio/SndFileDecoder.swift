@@ -1,5 +1,6 @@
 // Decoding through libsndfile: every format except native FLAC and Ogg Vorbis.
 import CSndFile
+import SleepCycleDSP
 
 /// `AudioDecoder` over libsndfile (`sf_readf_float`): WAV, AIFF, CAF, W64, RF64, Ogg Opus, … Reads interleaved
 /// frames into one buffer and de-interleaves the analysed channels. libsndfile cannot resynchronise inside a damaged
@@ -11,10 +12,11 @@ final class SndFileDecoder: AudioDecoder {
     private var done = false
     private(set) var stopError: AudioError?
 
-    /// - Parameter framesPerRead: largest `read` the caller makes (sizes the interleaved buffer).
-    init(input: InputFile, framesPerRead: Int) throws(AudioError) {
+    /// - Parameter blockFrames: the caller's output block, which sizes its reads (`AudioFileSource.framesPerRead`).
+    init(input: InputFile, blockFrames: Int) throws(AudioError) {
         file = try SndFile(reading: input)
-        capacity = max(1, framesPerRead)
+        let rate = min(max(file.sampleRate, 1), Resampler.supportedRates.upperBound)
+        capacity = AudioFileSource.framesPerRead(blockFrames: blockFrames, rate: rate)
         frameCount = Self.declaredFrames(file, isStream: !input.isRegular)
         interleaved = .allocate(capacity: capacity * max(1, file.channels))
     }

@@ -47,6 +47,7 @@ final class VorbisDecoder: AudioDecoder {
         let callbacks = ov_callbacks(read_func: vorbisRead, seek_func: input.isRegular ? vorbisSeek : nil,
                                      close_func: nil, tell_func: input.isRegular ? vorbisTell : nil)
         let status = ov_open_callbacks(Unmanaged.passUnretained(input).toOpaque(), file, nil, 0, callbacks)
+        // Until every stored property is set, a throw does not run deinit: the file is released here.
         guard status == 0 else { file.deallocate(); throw Self.error(path: input.name, code: status, operation: "opening") }
         open = true
         guard let info = ov_info(file, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
@@ -59,8 +60,7 @@ final class VorbisDecoder: AudioDecoder {
         let total = ov_seekable(file) != 0 ? ov_pcm_total(file, -1) : -1
         frameCount = total >= 0 ? Int64(total) : nil
         holdLimit = max(1, min(sampleRate, 192_000)) * 10
-        if frameCount == 0 {
-            close(); file.deallocate()
+        if frameCount == 0 {   // fully initialised: deinit releases the file
             throw AudioError(.empty, path: input.name, message: "contains no audio frames (expected at least one "
                 + "sample, found an empty \(formatDescription) stream)")
         }
@@ -128,7 +128,7 @@ final class VorbisDecoder: AudioDecoder {
             // The end-of-stream page's granule position does not reset `ov_pcm_tell`, but for a seekable stream it is
             // the total length: the held samples are the stream's last ones.
             if let hole = holeTell, let total = frameCount, let held = held.first {
-                pendingGap = max(0, total - Int64(held.count) - hole)
+                pendingGap = Self.distance(from: hole, to: total - Int64(held.count))
             }
             return releaseHeld()   // otherwise they stay where counting puts them
         }
@@ -148,7 +148,7 @@ final class VorbisDecoder: AudioDecoder {
             }
             return .audio(n)
         }
-        let following = tell == lastTell + Int64(n)
+        let following = tell == lastTell &+ Int64(n)
         for (k, c) in channels.enumerated() {
             guard let src = pcm[c] else { continue }
             held[k].append(contentsOf: UnsafeBufferPointer(start: src, count: n))
@@ -160,15 +160,21 @@ final class VorbisDecoder: AudioDecoder {
         // `tell` was just reset from a granule position: the samples of this read end at `tell`, and the held ones
         // (this read included) directly precede it.
         holeTell = nil
-        let heldStart = tell - Int64(held[0].count)
-        var gap = heldStart - hole
-        if gap < 0 {   // a granule position behind the audio already delivered: drop the repeated part
-            heldOffset = Int(min(-gap, Int64(held[0].count)))
-            gap = 0
+        let heldStart = tell &- Int64(held[0].count)
+        if heldStart < hole && heldStart > hole &- Int64(held[0].count) &- 1 {
+            // A granule position slightly behind the audio already delivered: drop the repeated part.
+            heldOffset = Int(hole - heldStart)
         }
-        pendingGap = gap
+        pendingGap = Self.distance(from: hole, to: heldStart)
         flushingHeld = true
         return nil
+    }
+
+    /// Frames from `a` forward to `b`; 0 when `b` is not ahead or the difference overflows (a forged granule
+    /// position far behind the audio: the samples are then placed by count).
+    private static func distance(from a: Int64, to b: Int64) -> Int64 {
+        let (d, overflow) = b.subtractingReportingOverflow(a)
+        return overflow ? 0 : max(0, d)
     }
 
     /// Hands out the held samples at their counted position (no gap).

@@ -121,6 +121,29 @@ struct DamagedInputTests {
         #expect(source.warnings.map(\.code) == [.truncated])
     }
 
+    @Test("Damaged headers cannot be resynchronised past: one 'notAudio' line (FLAC STREAMINFO, Vorbis setup page)")
+    func damagedHeaders() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let (_, flac) = try writeClean(dir, "clean.flac", .flac16)
+        var noInfo = flac
+        for i in 4..<42 { noInfo[i] = 0xFF }   // the STREAMINFO block header and body
+        let flacPath = try write(noInfo, dir.path("noinfo.flac"))
+        let (_, ogg) = try writeClean(dir, "clean.ogg", .oggVorbis)
+        var badSetup = ogg
+        let setup = FileFixture.oggPages(ogg)[1]   // comment and setup headers
+        badSetup[setup.offset + setup.length - 10] ^= 0xFF
+        let oggPath = try write(badSetup, dir.path("badsetup.ogg"))
+        for path in [flacPath, oggPath] {
+            do {
+                _ = try FileFixture.readTimeline(AudioFileSource(path: path))
+                Issue.record("\(path) accepted")
+            } catch let error as AudioError {
+                #expect(error.code == .notAudio && error.description.hasPrefix("\(path): ")
+                        && !error.description.contains("\n"), "\(error)")
+            }
+        }
+    }
+
     @Test("Ogg Vorbis: a byte flipped in a middle page becomes one gap; later audio keeps its true time")
     func vorbisMiddlePage() throws {
         let dir = try FileFixture.TemporaryDirectory()
