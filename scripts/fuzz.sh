@@ -3,6 +3,8 @@
 #
 #   scripts/fuzz.sh [seconds] [target]      seconds: total fuzzing time (default 60, what CI runs)
 #                                           target:  decode (default): arbitrary bytes read through AudioFileSource
+#                                                    csv: the delimited-text reader, the --hr / --motion readers,
+#                                                    the ISO 8601 and duration parsers
 #
 # Longer runs: `scripts/fuzz.sh 3600` (an hour), or run the binary directly with any libFuzzer flags, e.g.
 #   Tests/Fuzz/.build-fuzz/release/DecodeFuzzer -jobs=2 -max_total_time=28800 <work dir> Tests/Fuzz/corpus/decode
@@ -10,7 +12,7 @@
 # New inputs found go to a temporary work directory (printed), not into the committed seed corpus; crashes, leaks and
 # timeouts are written to Tests/Fuzz/artifacts/ and the script exits non-zero.
 #
-# Adding a target (e.g. a CSV reader): add an executable target `<Name>Fuzzer` to Tests/Fuzz/Package.swift whose
+# Adding a target: add an executable target `<Name>Fuzzer` to Tests/Fuzz/Package.swift whose
 # main.swift hands its test function to LLVMFuzzerRunDriver (copy Sources/DecodeFuzzer/main.swift), put seeds in
 # Tests/Fuzz/corpus/<target>/, and add a line to the `case` below.
 #
@@ -21,7 +23,8 @@ seconds=${1:-60}
 target=${2:-decode}
 case "$target" in
     decode) product=DecodeFuzzer ;;
-    *) echo "fuzz.sh: unknown target '$target' (expected: decode)" >&2; exit 2 ;;
+    csv) product=CSVFuzzer ;;
+    *) echo "fuzz.sh: unknown target '$target' (expected: decode or csv)" >&2; exit 2 ;;
 esac
 here="$(cd "$(dirname "$0")/../Tests/Fuzz" && pwd)"
 corpus="$here/corpus/$target"

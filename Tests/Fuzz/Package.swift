@@ -15,6 +15,9 @@ let package = Package(
         .executableTarget(name: "DecodeFuzzer", dependencies: [
             "CFuzzerDriver", .product(name: "SleepCycleAudio", package: "sleepcycle"),
         ]),
+        .executableTarget(name: "CSVFuzzer", dependencies: [
+            "CFuzzerDriver", .product(name: "SleepCycle", package: "sleepcycle"),
+        ]),
         // Writes the seed corpus of DecodeFuzzer (tiny files made with AudioFileWriter). A plain executable.
         .executableTarget(name: "FuzzCorpusGenerator",
                           dependencies: [.product(name: "SleepCycleAudio", package: "sleepcycle")]),
