@@ -16,7 +16,7 @@ fail() { echo "check-client-package: FAILED: $*" >&2; exit 1; }
 
 head=$(git -C "$repo" rev-parse HEAD)
 step "cloning $repo at ${head:0:12} and tagging the clone $version"
-git clone --quiet "$repo" "$work/sleepcycle" || fail "git clone of $repo"
+git -c advice.detachedHead=false clone --quiet "$repo" "$work/sleepcycle" || fail "git clone of $repo"
 git -C "$work/sleepcycle" tag "$version" "$head" || fail "tagging the clone $version"
 
 mkdir -p "$work/client/Sources/Client"
