@@ -6,7 +6,8 @@
 # valgrind 3.19 (Debian 12) cannot read the DWARF 5 that Swift 6.3 writes, so the binary is measured from a copy
 # without debug info (function symbols kept), and it crashes once the CLI's async main has left the main thread
 # through dispatch_main(): callgrind/main_queue_shim.c (LD_PRELOAD) drains the main queue on the main thread.
-# Large copies count one instruction per byte (memcpy's `rep movsb`). Runs two commands at a time (~6 min).
+# Large copies count one instruction per byte (memcpy's `rep movsb`). Runs two commands at a time (about 3 min on
+# 2 cores).
 set -euo pipefail
 source "$(dirname "$0")/bench_common.sh"
 out=${OUT:-$(mktemp -d)}; [ -n "${OUT:-}" ] || trap 'rm -rf "$out"; rm -f "$tmp"' EXIT
