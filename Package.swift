@@ -35,8 +35,9 @@ let package = Package(
         .target(name: "SleepCycleFormats"),
 
         // Pure computation: FFT plans, framing, features, resampling, envelopes, signatures.
-        .target(name: "SleepCycleDSP", dependencies: ["CFFTW"],
-                swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]),
+        // No `unsafeFlags` anywhere: SwiftPM refuses them in a versioned dependency. The hot loops are written to
+        // be as fast without -Ounchecked (Benchmarks/README.md, "Safe release build").
+        .target(name: "SleepCycleDSP", dependencies: ["CFFTW"]),
         // Audio sources: files (libsndfile, libFLAC, libvorbisfile), ALSA capture, injected buffers; resampling to 16 kHz.
         .target(name: "SleepCycleAudio", dependencies: [
             "SleepCycleDSP", "CSndFile", "CFLAC", "CVorbisFile", "CPipePeek", "CALSA", "CALSAShim",

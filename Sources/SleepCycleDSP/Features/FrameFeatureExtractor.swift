@@ -107,18 +107,20 @@ final class FrameFeatureExtractor {
     /// `zcrRange` is the part of the frame holding real samples (the rest is padding).
     func compute(frame x: UnsafePointer<Float>, zcrRange: Range<Int>, into out: UnsafeMutablePointer<Float>) {
         let n = frameLength, bins = binCount
+        // Index arithmetic wraps (`&+`, `&*`, as in SIMDKernels.swift): indices stay below 2·binCount, so they
+        // cannot overflow, and a checked `+` would add three instructions to every step of every loop.
 
         // RMS of the unwindowed frame; windowed copy into the FFT input.
         var energyAcc = SIMD8<Float>(repeating: 0)
         var i = 0
-        while i + 8 <= n {
+        while i &+ 8 <= n {
             let v = load8(x, i)
             energyAcc += v * v
             store8(v * load8(window, i), fftIn, i)
-            i += 8
+            i &+= 8
         }
         var energy = energyAcc.sum()
-        while i < n { energy += x[i] * x[i]; fftIn[i] = x[i] * window[i]; i += 1 }
+        while i < n { energy += x[i] * x[i]; fftIn[i] = x[i] * window[i]; i &+= 1 }
         out[FeatureLayout.rms] = (energy / Float(n)).squareRoot()
 
         plan.execute(fftIn, fftOut)
@@ -126,21 +128,21 @@ final class FrameFeatureExtractor {
         // Power, magnitude, centroid sums.
         var sumMAcc = SIMD8<Float>(repeating: 0), sumFMAcc = SIMD8<Float>(repeating: 0)
         var k = 0
-        while k + 8 <= bins {
-            let c = UnsafeRawPointer(fftOut + 2 * k).loadUnaligned(as: SIMD16<Float>.self)
+        while k &+ 8 <= bins {
+            let c = UnsafeRawPointer(fftOut + 2 &* k).loadUnaligned(as: SIMD16<Float>.self)
             let sq = c * c
             let p = sq.evenHalf + sq.oddHalf
             let m = p.squareRoot()
             store8(p, power, k); store8(m, magnitude, k)
             sumMAcc += m; sumFMAcc += m * load8(freqs, k)
-            k += 8
+            k &+= 8
         }
         var sumM = sumMAcc.sum(), sumFM = sumFMAcc.sum()
         while k < bins {
-            let re = fftOut[2 * k], im = fftOut[2 * k + 1]
+            let re = fftOut[2 &* k], im = fftOut[2 &* k &+ 1]
             let p = re * re + im * im, m = p.squareRoot()
             power[k] = p; magnitude[k] = m; sumM += m; sumFM += m * freqs[k]
-            k += 1
+            k &+= 1
         }
         let silent = !(sumM > 0)
         let centroid: Float = silent ? 0 : sumFM / sumM
@@ -150,13 +152,13 @@ final class FrameFeatureExtractor {
         var devAcc = SIMD8<Float>(repeating: 0), fluxAcc = SIMD8<Float>(repeating: 0)
         let c8 = SIMD8<Float>(repeating: centroid), zero8 = SIMD8<Float>(repeating: 0)
         k = 0
-        while k + 8 <= bins {
+        while k &+ 8 <= bins {
             let m = load8(magnitude, k)
             let d = load8(freqs, k) - c8
             devAcc += m * d * d
             let rise = vmax(m - load8(previousMagnitude, k), zero8)
             fluxAcc += rise * rise
-            k += 8
+            k &+= 8
         }
         var dev = devAcc.sum(), flux = fluxAcc.sum()
         while k < bins {
@@ -164,7 +166,7 @@ final class FrameFeatureExtractor {
             dev += m * d * d
             let rise = max(m - previousMagnitude[k], 0)
             flux += rise * rise
-            k += 1
+            k &+= 1
         }
         out[FeatureLayout.spectralBandwidth] = silent ? 0 : (dev / sumM).squareRoot()
         out[FeatureLayout.spectralFlux] = hasPrevious ? flux.squareRoot() : 0
@@ -178,8 +180,8 @@ final class FrameFeatureExtractor {
         var rolloffBin = bins - 1
         k = 0
         scan: while k < bins {
-            let end = min(k + 8, bins)
-            let chunk = end - k == 8 ? load8(mag, k).sum() : vsum(mag + k, end - k)
+            let end = min(k &+ 8, bins)
+            let chunk = end &- k == 8 ? load8(mag, k).sum() : vsum(mag + k, end &- k)
             if cumulative + chunk >= threshold {
                 for j in k..<end {
                     cumulative += mag[j]
@@ -200,20 +202,20 @@ final class FrameFeatureExtractor {
         let mantMask = SIMD8<UInt32>(repeating: 0x007F_FFFF), one = SIMD8<UInt32>(repeating: 0x3F80_0000)
         k = 0
         var steps = 0
-        while k + 8 <= bins {
+        while k &+ 8 <= bins {
             let p = vmax(load8(power, k), amin)
             sumPAcc += p
             let bits = unsafeBitCast(p, to: SIMD8<UInt32>.self)
             exponent &+= SIMD8<Int32>(truncatingIfNeeded: bits &>> 23) &- 127
             mantissa *= unsafeBitCast((bits & mantMask) | one, to: SIMD8<Float>.self)
-            steps += 1
+            steps &+= 1
             if steps == 16 {
                 let mb = unsafeBitCast(mantissa, to: SIMD8<UInt32>.self)
                 exponent &+= SIMD8<Int32>(truncatingIfNeeded: mb &>> 23) &- 127
                 mantissa = unsafeBitCast((mb & mantMask) | one, to: SIMD8<Float>.self)
                 steps = 0
             }
-            k += 8
+            k &+= 8
         }
         var sumP = sumPAcc.sum()
         var log2Sum = Double(exponent.wrappedSum())
@@ -221,7 +223,7 @@ final class FrameFeatureExtractor {
         while k < bins {
             let p = max(power[k], 1e-10)
             sumP += p; log2Sum += Double(log2(p))
-            k += 1
+            k &+= 1
         }
         let geometricMean = exp2(log2Sum / Double(bins))
         out[FeatureLayout.spectralFlatness] = Float(geometricMean / (Double(sumP) / Double(bins)))
@@ -231,7 +233,7 @@ final class FrameFeatureExtractor {
 
         // Band energies (mean power per bin).
         for b in 0..<FeatureLayout.bandCount {
-            let lo = bandLo[b], count = bandHi[b] - lo
+            let lo = bandLo[b], count = bandHi[b] &- lo
             out[FeatureLayout.bandEnergy + b] = count > 0 ? vsum(power + lo, count) / Float(count) : 0
         }
 
@@ -242,27 +244,27 @@ final class FrameFeatureExtractor {
             melDB[m] = 10 * log10(max(s, 1e-10))
         }
         for c in 0..<FeatureLayout.mfccCount {
-            out[FeatureLayout.mfcc + c] = vdot(dct + c * FeatureLayout.melCount, melDB, FeatureLayout.melCount)
+            out[FeatureLayout.mfcc + c] = vdot(dct + c &* FeatureLayout.melCount, melDB, FeatureLayout.melCount)
         }
     }
 
     /// Number of `i` in `range.lowerBound+1 ..< range.upperBound` where `x[i−1]` and `x[i]` differ in sign
-    /// (librosa `zero_crossings(threshold=1e-10, zero_pos=True)`).
+    /// (librosa `zero_crossings(threshold=1e-10, zero_pos=True)`). `range` lies within the frame.
     @inline(__always)
     static func zeroCrossings(_ x: UnsafePointer<Float>, _ range: Range<Int>) -> Int {
         let thr: Float = -1e-10
         let thr8 = SIMD8<Float>(repeating: thr)
         var counts = SIMD8<Int32>(repeating: 0)
-        var i = range.lowerBound + 1
-        while i + 8 <= range.upperBound {
-            let a = load8(x, i - 1) .< thr8, b = load8(x, i) .< thr8
+        var i = range.lowerBound &+ 1
+        while i &+ 8 <= range.upperBound {
+            let a = load8(x, i &- 1) .< thr8, b = load8(x, i) .< thr8
             counts &+= SIMD8<Int32>(repeating: 0).replacing(with: 1, where: a .^ b)
-            i += 8
+            i &+= 8
         }
         var total = Int(counts.wrappedSum())
         while i < range.upperBound {
-            if (x[i - 1] < thr) != (x[i] < thr) { total += 1 }
-            i += 1
+            if (x[i &- 1] < thr) != (x[i] < thr) { total &+= 1 }
+            i &+= 1
         }
         return total
     }

@@ -63,25 +63,29 @@ final class PolyphaseResampler: ResamplerCore {
         let quantised = phases != up
         let available = historyStart + Int64(historyCount)
         var base = baseIndex, p = phase, k = nextOutput
+        // The arithmetic per output wraps (`&+`, `&*`): positions are sample counts of one stream (2⁶³ samples are
+        // millions of years at 192 kHz), p < up ≤ 192 000, row < phases and row·stride < the table's 2²² floats,
+        // so nothing can overflow, and checking would add a fifth to each output's instructions.
+        let reach = Int64(bank.halfLength - 1), stride64 = Int64(stride)
         history.withUnsafeBufferPointer { h in
             bank.coefficients.withUnsafeBufferPointer { c in
                 while k < limit {
-                    let first = base - Int64(bank.halfLength - 1)
-                    if first + Int64(stride) > available { break }
+                    let first = base &- reach
+                    if first &+ stride64 > available { break }
                     var row = p
                     var firstIndex = first
                     if quantised {
-                        row = (p * phases + up / 2) / up
-                        if row == phases { row = 0; firstIndex += 1 }
-                        if firstIndex + Int64(stride) > available { break }
+                        row = (p &* phases &+ up / 2) / up
+                        if row == phases { row = 0; firstIndex &+= 1 }
+                        if firstIndex &+ stride64 > available { break }
                     }
-                    let x = h.baseAddress! + Int(firstIndex - historyStart)
-                    let taps = c.baseAddress! + row * stride
+                    let x = h.baseAddress! + Int(firstIndex &- historyStart)
+                    let taps = c.baseAddress! + row &* stride
                     output.append(dot(x, taps, stride))
-                    k += 1
-                    base += stepWhole
-                    p += stepFrac
-                    if p >= up { p -= up; base += 1 }
+                    k &+= 1
+                    base &+= stepWhole
+                    p &+= stepFrac
+                    if p >= up { p &-= up; base &+= 1 }
                 }
             }
         }
@@ -102,22 +106,23 @@ final class PolyphaseResampler: ResamplerCore {
     }
 }
 
-/// Dot product of `count` floats (`count` a multiple of 8), with two SIMD8 accumulators.
+/// Dot product of `count` floats (`count` a multiple of 8), with two SIMD8 accumulators. The index stays ≤ `count`
+/// (a table row's length), so its arithmetic wraps.
 @inline(__always)
 private func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
     let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
     var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
     var i = 0
-    while i + 16 <= count {
-        acc0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-        acc1 += ra.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
-            * rb.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
-        i += 16
+    while i &+ 16 <= count {
+        acc0 += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+        acc1 += ra.loadUnaligned(fromByteOffset: i &* 4 &+ 32, as: SIMD8<Float>.self)
+            * rb.loadUnaligned(fromByteOffset: i &* 4 &+ 32, as: SIMD8<Float>.self)
+        i &+= 16
     }
     if i < count {
-        acc0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+        acc0 += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
     }
     return (acc0 + acc1).sum()
 }

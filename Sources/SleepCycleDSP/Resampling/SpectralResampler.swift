@@ -43,6 +43,8 @@ final class SpectralResampler: ResamplerCore {
     private let spectrum: UnsafeMutablePointer<Float>
     private let folded: UnsafeMutablePointer<Float>
     private let foldedSpectrum: UnsafeMutablePointer<Float>
+    /// One block's valid outputs, before they are appended to the caller's array.
+    private let outputs: UnsafeMutablePointer<Float>
 
     private var history: [Float] = []
     private var historyCount = 0
@@ -106,12 +108,13 @@ final class SpectralResampler: ResamplerCore {
         spectrum = FFTBuffer.allocate(2 * (blockInput / 2 + 1))
         folded = FFTBuffer.allocate(blockOutput)
         foldedSpectrum = FFTBuffer.allocate(2 * (blockOutput / 2 + 1))
+        outputs = FFTBuffer.allocate(validOutputs)
         reset()
     }
 
     deinit {
         FFTBuffer.deallocate(fftIn); FFTBuffer.deallocate(spectrum)
-        FFTBuffer.deallocate(folded); FFTBuffer.deallocate(foldedSpectrum)
+        FFTBuffer.deallocate(folded); FFTBuffer.deallocate(foldedSpectrum); FFTBuffer.deallocate(outputs)
     }
 
     func reset() {
@@ -154,13 +157,8 @@ final class SpectralResampler: ResamplerCore {
             history.withUnsafeBufferPointer { h in fftIn.update(from: h.baseAddress! + offset, count: blockInput) }
             transformBlock()
             let count = Int(min(Int64(validOutputs), limit - produced))
-            let first = (pad / down) * up
-            let half = blockOutput / 2
-            let u = foldedSpectrum, n = blockOutput
-            output.append(contentsOf: (0..<count).lazy.map { i -> Float in
-                let k = first + i
-                return k <= half ? u[2 * k] + u[2 * k + 1] : u[2 * (n - k)] - u[2 * (n - k) + 1]
-            })
+            unfoldOutputs(count: count)
+            output.append(contentsOf: UnsafeBufferPointer(start: outputs, count: count))
             produced += Int64(count)
             blockStart += Int64(hopInput)
         }
@@ -177,19 +175,60 @@ final class SpectralResampler: ResamplerCore {
     }
 
     /// fftIn → X → Y = X·H (bins below N'/2) → folded u = Re Y + Im Y (Hermitian-extended) → U = DFT(u).
+    /// Indices (below 2·(N/2 + 1)) use wrapping arithmetic: they cannot overflow, and checking would cost more
+    /// than the multiply-adds.
     private func transformBlock() {
         forward.execute(fftIn, spectrum)
-        let half = blockOutput / 2
+        let n = blockOutput, half = blockOutput / 2
         response.withUnsafeBufferPointer { r in
             folded[0] = spectrum[0] * r[0]
             folded[half] = 0
-            for f in 1..<half {
-                let re = spectrum[2 * f] * r[f], im = spectrum[2 * f + 1] * r[f]
+            var f = 1
+            while f < half {
+                let re = spectrum[2 &* f] * r[f], im = spectrum[2 &* f &+ 1] * r[f]
                 folded[f] = re + im
-                folded[blockOutput - f] = re - im
+                folded[n &- f] = re - im
+                f &+= 1
             }
         }
         hartley.execute(folded, foldedSpectrum)
+    }
+
+    /// Writes this block's first `count` valid outputs into `outputs`: output k' = Re U[k'] + Im U[k'] for
+    /// k' ≤ N'/2 and Re U[N' − k'] − Im U[N' − k'] above (the Hartley identity with U Hermitian), for
+    /// k' = first, first + 1, …, first = (pad / M)·L. Eight outputs at a time where the bins are consecutive;
+    /// each value is the same single addition or subtraction as one at a time. Indices stay below 2·(N'/2 + 1),
+    /// so they use wrapping arithmetic.
+    private func unfoldOutputs(count: Int) {
+        let u = UnsafeRawPointer(foldedSpectrum), z = outputs
+        let n = blockOutput, half = blockOutput / 2, first = (pad / down) * up
+        // Outputs i < lowCount read bin k = first + i ≤ half, ascending.
+        let lowCount = min(count, max(0, half &+ 1 &- first))
+        var i = 0
+        while i &+ 8 <= lowCount {
+            let c = u.loadUnaligned(fromByteOffset: 8 &* (first &+ i), as: SIMD16<Float>.self)
+            store8(c.evenHalf + c.oddHalf, z, i)
+            i &+= 8
+        }
+        while i < lowCount {
+            let k = first &+ i
+            z[i] = foldedSpectrum[2 &* k] + foldedSpectrum[2 &* k &+ 1]
+            i &+= 1
+        }
+        // The rest read bin m = N' − (first + i) < half, descending: eight bins m − 7 … m loaded together,
+        // their results stored in reverse lane order.
+        while i &+ 8 <= count {
+            let m = n &- (first &+ i)
+            let c = u.loadUnaligned(fromByteOffset: 8 &* (m &- 7), as: SIMD16<Float>.self)
+            let d = c.evenHalf - c.oddHalf
+            store8(SIMD8(d[7], d[6], d[5], d[4], d[3], d[2], d[1], d[0]), z, i)
+            i &+= 8
+        }
+        while i < count {
+            let m = n &- (first &+ i)
+            z[i] = foldedSpectrum[2 &* m] - foldedSpectrum[2 &* m &+ 1]
+            i &+= 1
+        }
     }
 
     /// True when n has no prime factor above 7 (fast FFTW sizes).
