@@ -187,6 +187,35 @@ final class AnalyzeCommandTests {
         #expect(twice.status == 64, "\(twice.stderr)")
     }
 
+    /// One NaN, infinity or huge value in a float WAV ended event detection for the rest of the night (0 events
+    /// instead of 22), silently. Now the sample is replaced, counted and reported, and the night analysed normally.
+    @Test(arguments: [Float.nan, .infinity, -.infinity, 1e30])
+    func oneBadFloatSampleDoesNotEndTheNight(_ bad: Float) throws {
+        let samples = try Self.decodeExample()
+        let dir = temp.url.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let clean = dir.appendingPathComponent("clean.wav").path
+        try TestWAV.float32(rate: 16_000, channels: [samples]).write(to: URL(fileURLWithPath: clean))
+        var damaged = samples
+        damaged[16_000 * 30] = bad                      // 30 s in, before the snoring bout
+        let path = dir.appendingPathComponent("bad.wav").path
+        try TestWAV.float32(rate: 16_000, channels: [damaged]).write(to: URL(fileURLWithPath: path))
+        func events(_ file: String) throws -> (Int, [String: Any]) {
+            let r = try Self.analyze([file, "--format", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return ((json["events"] as? [Any])?.count ?? -1, json)
+        }
+        let (cleanCount, _) = try events(clean)
+        let (badCount, json) = try events(path)
+        #expect(cleanCount >= 20)
+        #expect(abs(badCount - cleanCount) <= 1, "\(badCount) events against \(cleanCount)")
+        let warnings = try #require(json["warnings"] as? [[String: Any]])
+        #expect(warnings.contains { $0["code"] as? String == "invalidSamples" }, "\(warnings)")
+        let run = try Self.analyze([path])
+        #expect(run.stderr.hasPrefix("warning: ") && run.stderr.contains("replaced"), "\(run.stderr)")
+    }
+
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
