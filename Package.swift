@@ -68,18 +68,23 @@ let package = Package(
         .executableTarget(name: "sleepcycle", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
             "EventDetection", "Breathing", "Staging", "SmartAlarm",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "SleepCycleDSPTests", dependencies: ["SleepCycleDSP"]),
-        .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio"]),
-        .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus"]),
+        .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio", "SleepCycleDSP"]),
+        .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleFormatsTests", dependencies: ["SleepCycleFormats"]),
-        .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth"]),
-        .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection"]),
-        .testTarget(name: "BreathingTests", dependencies: ["Breathing"]),
-        .testTarget(name: "StagingTests", dependencies: ["Staging", "SleepStatistics", "SmartAlarm"]),
-        .testTarget(name: "SleepCycleTests", dependencies: ["SleepCycle"]),
+        .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth", "SleepCycleBus"]),
+        .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection", "SleepCycleBus", "SleepCycleDSP"]),
+        .testTarget(name: "BreathingTests", dependencies: ["Breathing", "SleepCycleBus", "SleepCycleDSP"]),
+        .testTarget(name: "StagingTests", dependencies: [
+            "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleBus", "SleepCycleFormats",
+        ]),
+        .testTarget(name: "SleepCycleTests", dependencies: [
+            "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
+        ]),
         .testTarget(name: "CLITests", dependencies: ["sleepcycle", "SleepCycleAudio"]),
     ]
 )
