@@ -16,6 +16,10 @@
 # main.swift hands its test function to LLVMFuzzerRunDriver (copy Sources/DecodeFuzzer/main.swift), put seeds in
 # Tests/Fuzz/corpus/<target>/, and add a line to the `case` below.
 #
+# Memory: one input may allocate at most 1 GB at once; the process may grow to 4 GB, because SleepCycleDSP keeps
+# the polyphase filter bank of every odd sample rate it has seen (up to 16 MB each) and the fuzzer invents many
+# (a 20-minute run reached 2 GB that way, 258 000 inputs).
+#
 # Needs only the Swift toolchain: libFuzzer (libclang_rt.fuzzer) and lld ship with it. The link uses lld because
 # GNU gold fails on the sanitizer runtime (internal error in dwarf_reader.cc).
 set -euo pipefail
@@ -36,6 +40,6 @@ mkdir -p "$here/artifacts"
 echo "fuzz.sh: $product for $seconds s; new inputs in $work" >&2
 # The Swift runtime's backtracer would race libFuzzer's own crash handling. Leak reports need whole stacks (slow
 # unwinding) so that lsan.supp can name the one known leak outside this project (libsndfile's, see there).
-SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$here/lsan.supp" \
-    "./.build-fuzz/release/$product" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0" \
+    "./.build-fuzz/release/$product" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=1024 \
     -print_final_stats=1 -artifact_prefix="$here/artifacts/" "$work" "$corpus"
