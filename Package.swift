@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "SleepCycleDSP", dependencies: ["CFFTW"]),
         // Audio sources: files (libsndfile, libFLAC, libvorbisfile), ALSA capture, injected buffers; resampling to 16 kHz.
         .target(name: "SleepCycleAudio", dependencies: [
-            "SleepCycleDSP", "CSndFile", "CFLAC", "CVorbisFile", "CPipePeek", "CALSA", "CALSAShim",
+            "SleepCycleDSP", "SleepCycleFormats", "CSndFile", "CFLAC", "CVorbisFile", "CPipePeek", "CALSA", "CALSAShim",
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
         // One event type for everything that happens, and the ordered synchronous bus.

@@ -5,7 +5,7 @@ import Glibc
 
 /// The only clock live capture reads: to measure how long a device was gone (the length of a
 /// `.missingInput` gap), to estimate frames lost in an overrun when ALSA cannot say, and to pace the
-/// reopen back-off. File analysis never reads a clock (see ARCHITECTURE.md, "One clock").
+/// reopen back-off. File analysis never reads a clock (docs/architecture.md, "One clock").
 ///
 /// Tests inject `ManualLiveClock`, whose `sleep` advances time instantly (the manual-clock pattern of
 /// swift-async-algorithms' test support), so back-off schedules are checked without waiting.

@@ -17,8 +17,8 @@ enum ALSAOutcome: Equatable, Sendable {
 
 /// An open ALSA capture PCM: interleaved S16_LE or FLOAT_LE frames, read with `snd_pcm_readi`.
 ///
-/// Every ALSA call goes through `invoke(_:_:_:)`, the one choke point (after swift-nio's syscall wrapper,
-/// STYLE.md #2): it retries -EINTR, treats -EAGAIN as "nothing yet", recovers -EPIPE (overrun,
+/// Every ALSA call goes through `invoke(_:_:_:)`, the one choke point (after swift-nio's syscall wrapper):
+/// it retries -EINTR, treats -EAGAIN as "nothing yet", recovers -EPIPE (overrun,
 /// `snd_pcm_recover` then `snd_pcm_start`) and -ESTRPIPE (suspend, `snd_pcm_resume` or `snd_pcm_prepare`)
 /// and reports them with an estimate of the frames lost, classifies -ENODEV/-EBADFD/-EIO/-ENXIO as a lost
 /// device, and throws `ALSAFailure` for the rest. See the ALSA PCM API reference

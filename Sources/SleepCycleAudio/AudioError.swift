@@ -1,6 +1,7 @@
 // The one error type of audio input (files, ALSA devices, injected buffers).
+import SleepCycleFormats
 
-/// An audio input problem a person can act on (STYLE.md #3): which file or device, what was expected, what was
+/// An audio input problem a person can act on: which file or device, what was expected, what was
 /// found, and the underlying cause (e.g. libsndfile's `sf_strerror`, an ALSA `snd_strerror`).
 ///
 /// `description` is ONE line, `"<path or device>: <message>"`, optionally followed by `" (<cause>)"`; the CLI
@@ -57,7 +58,7 @@ public struct AudioError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// One line: `"<path>: <message>"` plus `" (<underlying>)"` when there is a cause that adds information.
     public var description: String {
-        var line = "\(path): \(message)"
+        var line = "\(MessageText.path(path)): \(message)"
         if let underlying, !underlying.isEmpty, underlying != message { line += " (\(underlying))" }
         return Self.singleLine(line)
     }

@@ -1,6 +1,7 @@
 // Opening an input (a path or a file descriptor), naming open failures precisely, and sniffing the format.
 import CPipePeek
 import Foundation
+import SleepCycleFormats
 
 /// An open input stream: a file descriptor plus what `fstat` says about it. Owns the descriptor only when it
 /// opened it (a path); a descriptor handed in (standard input) is left open.
@@ -20,7 +21,8 @@ final class InputFile {
     /// reader of a FIFO does.
     init(path: String) throws(AudioError) {
         var st = stat()
-        guard stat(path, &st) == 0 else { throw Self.openError(path: path, errno: errno) }
+        // File names are bytes: `PathEncoding` gives back those of a name that is not UTF-8.
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0 else { throw Self.openError(path: path, errno: errno) }
         let kind = st.st_mode & S_IFMT
         guard kind != S_IFDIR else {
             throw AudioError(.unreadable, path: path, message: "is a directory (expected an audio file)")
@@ -29,7 +31,7 @@ final class InputFile {
             throw AudioError(.empty, path: path, message: "file is empty (0 bytes; expected an audio file)")
         }
         var fd: Int32
-        repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        repeat { fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) } } while fd < 0 && errno == EINTR
         guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
         self.fd = fd
         self.name = path

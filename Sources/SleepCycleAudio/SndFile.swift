@@ -1,7 +1,8 @@
 // The thin libsndfile wrapper: the only Swift code that touches a SNDFILE handle, and the one choke point that
-// turns libsndfile's error codes into AudioError (STYLE.md #1, #2).
+// turns libsndfile's error codes into AudioError (one choke point per C library).
 import CSndFile
 import Foundation
+import SleepCycleFormats
 
 /// An open libsndfile handle (read or write). Internal: callers use `AudioFileSource` / `AudioFileWriter`.
 final class SndFile {
@@ -35,7 +36,7 @@ final class SndFile {
                              message: "libsndfile cannot write format 0x\(String(format, radix: 16)) at "
                                  + "\(sampleRate) Hz with \(channels) channel(s)")
         }
-        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+        guard let handle = PathEncoding.withCString(path, { sf_open($0, Int32(SFM_WRITE), &info) }) else {
             throw AudioError(.writeFailed, path: path, message: "cannot create the file",
                              underlying: String(cString: sf_strerror(nil)))
         }

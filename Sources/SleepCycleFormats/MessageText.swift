@@ -17,12 +17,12 @@ public enum MessageText {
         return out
     }
 
-    /// A file path for a message: sanitised like `field`, cut in the middle beyond 300 characters so the file name
-    /// stays visible.
+    /// A file path for a message: sanitised like `field` but never cut (a path is at most PATH_MAX bytes, and the
+    /// user needs all of it).
     public static func path(_ path: String) -> String {
-        let scalars = Array(path.unicodeScalars)
-        guard scalars.count > 300 else { return scalars.map(escaped).joined() }
-        return scalars.prefix(120).map(escaped).joined() + "…" + scalars.suffix(170).map(escaped).joined()
+        var out = ""
+        for u in path.unicodeScalars { out += escaped(u) }
+        return out
     }
 
     private static func escaped(_ u: Unicode.Scalar) -> String {

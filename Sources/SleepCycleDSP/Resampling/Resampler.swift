@@ -24,7 +24,7 @@ public struct ResamplerError: Error, CustomStringConvertible, Sendable {
 ///   time t. The start is padded with zeros (as if silence preceded the input) and `finish` pads the end, so the
 ///   total output length is round(n · outputRate / inputRate) for n input samples.
 /// * **Pass-through**: equal rates copy the input exactly (no filtering).
-/// * **Lifecycle** (STYLE.md #4): `init` validates and builds the tables and plans; `process` appends to
+/// * **Lifecycle**: `init` validates and builds the tables and plans; `process` appends to
 ///   caller-owned storage (allocating only when that storage grows); `finish` flushes; `reset` restarts.
 ///
 /// One instance per channel (it keeps that channel's history). Not thread-safe; instances are independent.
