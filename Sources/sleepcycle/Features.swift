@@ -17,7 +17,8 @@ struct Features: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
 
-    @Argument(help: "The audio file (any format libsndfile reads; resampled to 16 kHz).", completion: .file())
+    @Argument(help: "The audio file (any format libsndfile reads; resampled to 16 kHz); '-': standard input.",
+              completion: .file())
     var file: String
 
     @Option(help: "Output format: csv or json.")
@@ -50,7 +51,8 @@ struct Features: ParsableCommand {
         FFTPlanCache.shared.rigor = fftPlanning == .measure ? .measure : .estimate
         // Blocks of 4096 keep every per-block buffer below glibc's mmap threshold (128 KB): with the default
         // 16384 each read mmaps and page-faults fresh memory (~0.15 s of system time per hour of audio).
-        let source = try AudioFileSource(path: file, blockFrames: 4096)
+        let source = file == "-" ? try AudioFileSource(fileDescriptor: STDIN_FILENO, name: "-", blockFrames: 4096)
+            : try AudioFileSource(path: file, blockFrames: 4096)
         defer { source.close() }
         let out = OutputByteWriter(fd: STDOUT_FILENO)
         do {

@@ -31,6 +31,13 @@ struct FeaturesCommandTests {
         #expect(rows[2].hasPrefix("0.032,"))
     }
 
+    @Test func standardInputGivesTheSameTable() throws {
+        let path = Self.signals.appendingPathComponent("stereo.wav").path
+        let fromPath = try Self.run([path])
+        let fromPipe = try BuiltBinary.run(["features", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(fromPipe.status == 0 && fromPipe.stdout == fromPath.stdout, "\(fromPipe.stderr)")
+    }
+
     @Test func frameAndHopOptionsChangeTheFrameCount() throws {
         let r = try Self.run([Self.signals.appendingPathComponent("tones_silence.wav").path,
                               "--frame-length", "512", "--hop-length", "256"])
