@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // SHA-1 for name-based session ids now; AES-GCM for encrypted clips and wearable data later.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        // `swift package generate-documentation --target SleepCycle` (the DocC catalog in Sources/SleepCycle).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // System libraries (thin wrappers; apt providers name the Debian packages).

@@ -11,11 +11,16 @@ public enum FileAnalysis {
 
     /// Analyses the file at `path`.
     /// - Parameters:
+    ///   - path: the recording.
     ///   - start: wall-clock time of the first sample (default `defaultStart`).
+    ///   - options: side inputs, the alarm and other pipeline settings.
     ///   - utcOffsetSeconds: the offset of the sleeper's clock, for the text summary's clock times.
     ///   - pace: `.asFastAsPossible` for files, `.realTime` to replay like a live microphone.
     ///   - prefetch: decode + resample on a second thread, overlapping features and the bus (two cores; off by
     ///     default: it measured slower on a loaded 2-core machine, see docs/0004).
+    ///   - listeners: audio-event listeners, called on the analysing thread.
+    ///   - progress: called after every read with the samples analysed so far and the expected total (nil when
+    ///     unknown).
     ///   - warnings: called with each one-line warning as the result reports it (`AnalysisResult.warnings`).
     /// - Throws: `AudioError` (one line naming the file and the problem) for unreadable input.
     public static func analyze(path: String, start: Date = defaultStart, utcOffsetSeconds: Int = 0,

@@ -111,6 +111,7 @@ public actor SleepAnalysisEngine {
     /// The engine must be initialized and idle; it is idle again afterwards.
     ///
     /// - Parameters:
+    ///   - path: the recording.
     ///   - start: wall-clock time of the first sample (default `FileAnalysis.defaultStart`); part of the session id.
     ///   - utcOffsetSeconds: the sleeper's clock offset, for the text summary.
     public func analyze(file path: String, start: Date = FileAnalysis.defaultStart,

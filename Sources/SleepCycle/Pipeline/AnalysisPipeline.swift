@@ -33,6 +33,8 @@ public final class AnalysisPipeline {
     /// - Parameters:
     ///   - info: the session (id, clock, source rate / channels).
     ///   - format: the source's format (`analysisChannelCount` channels are analysed).
+    ///   - sourcePath: how the result names the source (`source.path`).
+    ///   - options: side inputs, the alarm and other settings.
     ///   - listeners: audio-event listeners, called on the analysing thread in batches of
     ///     `options.listenerBatchSeconds`.
     ///   - observers: where stream observers listen (nil: none).
