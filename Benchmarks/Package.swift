@@ -22,5 +22,15 @@ let package = Package(
             path: "Benchmarks/DSP",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // CPU cost of the live sources: ALSA capture (alsa-lib's `file` plugin) and injected buffers.
+        .executableTarget(
+            name: "CaptureBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SleepCycleAudio", package: "sleepcycle"),
+            ],
+            path: "Benchmarks/Capture",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )
