@@ -1,5 +1,6 @@
 // swift-tools-version:6.1
 // Speed and memory benchmarks for sleepcycle (ordo-one/benchmark). Run: `swift package benchmark` here.
+// Report generators (the measured tables docs cite) are executables in Reports/: `swift run -c release <name>` here.
 // Accuracy evaluations and the comparison scripts live in Scripts/ (see README.md).
 import PackageDescription
 
@@ -32,5 +33,12 @@ let package = Package(
             path: "Benchmarks/Capture",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+
+        // Report generators: public API only, each prints the table a design note cites.
+        .target(name: "ReportSupport", dependencies: [.product(name: "SleepCycleAudio", package: "sleepcycle")],
+                path: "Reports/ReportSupport"),
+        .executableTarget(name: "resampler-report", dependencies: [
+            "ReportSupport", .product(name: "SleepCycleDSP", package: "sleepcycle"),
+        ], path: "Reports/resampler-report"),
     ]
 )
