@@ -40,5 +40,8 @@ let package = Package(
         .executableTarget(name: "resampler-report", dependencies: [
             "ReportSupport", .product(name: "SleepCycleDSP", package: "sleepcycle"),
         ], path: "Reports/resampler-report"),
+        .executableTarget(name: "mutation-report", dependencies: [
+            "ReportSupport", .product(name: "SleepCycleAudio", package: "sleepcycle"),
+        ], path: "Reports/mutation-report"),
     ]
 )
