@@ -43,5 +43,11 @@ let package = Package(
         .executableTarget(name: "mutation-report", dependencies: [
             "ReportSupport", .product(name: "SleepCycleAudio", package: "sleepcycle"),
         ], path: "Reports/mutation-report"),
+        .executableTarget(name: "formats-check", dependencies: [
+            "ReportSupport",
+            .product(name: "SleepCycle", package: "sleepcycle"),
+            .product(name: "SleepCycleAudio", package: "sleepcycle"),
+            .product(name: "SleepCycleDSP", package: "sleepcycle"),
+        ], path: "Reports/formats-check"),
     ]
 )
