@@ -16,9 +16,8 @@
 # main.swift hands its test function to LLVMFuzzerRunDriver (copy Sources/DecodeFuzzer/main.swift), put seeds in
 # Tests/Fuzz/corpus/<target>/, and add a line to the `case` below.
 #
-# Memory: one input may allocate at most 1 GB at once; the process may grow to 4 GB, because SleepCycleDSP keeps
-# the polyphase filter bank of every odd sample rate it has seen (up to 16 MB each) and the fuzzer invents many
-# (a 20-minute run reached 2 GB that way, 258 000 inputs).
+# Memory: one input may allocate at most 1 GB at once, the process 4 GB. The fuzzer invents many odd sample rates;
+# SleepCycleDSP's cache of their polyphase filter banks (16 MB each) is bounded at 48 MB.
 #
 # Needs only the Swift toolchain: libFuzzer (libclang_rt.fuzzer) and lld ship with it. The link uses lld because
 # GNU gold fails on the sanitizer runtime (internal error in dwarf_reader.cc).

@@ -46,6 +46,8 @@ struct PolyphaseFilterBank: Sendable {
     let tapStride: Int
     /// phaseCount × tapStride coefficients, row-major by phase.
     let coefficients: [Float]
+    /// Memory held by the table (what `PolyphaseFilterBankCache` budgets).
+    var byteCount: Int { coefficients.count * MemoryLayout<Float>.stride }
 
     init(inputRate: Int, outputRate: Int, quality: ResamplerQuality) {
         let g = Self.gcd(inputRate, outputRate)
@@ -86,27 +88,5 @@ struct PolyphaseFilterBank: Sendable {
         var (x, y) = (a, b)
         while y != 0 { (x, y) = (y, x % y) }
         return x
-    }
-}
-
-
-
-/// Process-wide cache of phase tables: every channel (and every resampler) converting the same rates with the same
-/// quality shares one immutable table (up to 16 MB for odd rates, so it is built once).
-final class PolyphaseFilterBankCache: @unchecked Sendable {
-    static let shared = PolyphaseFilterBankCache()
-
-    private struct Key: Hashable { let inputRate: Int, outputRate: Int, quality: ResamplerQuality }
-    private let lock = NSLock()
-    private var banks: [Key: PolyphaseFilterBank] = [:]
-
-    func bank(inputRate: Int, outputRate: Int, quality: ResamplerQuality) -> PolyphaseFilterBank {
-        let key = Key(inputRate: inputRate, outputRate: outputRate, quality: quality)
-        lock.lock()
-        defer { lock.unlock() }
-        if let bank = banks[key] { return bank }
-        let bank = PolyphaseFilterBank(inputRate: inputRate, outputRate: outputRate, quality: quality)
-        banks[key] = bank
-        return bank
     }
 }
