@@ -75,12 +75,12 @@ import Testing
         #expect(!r.stderr.contains("\u{07}"))
     }
 
-    @Test func devicesAndFIFOsAreNotCalledEmpty() throws {
-        if mknod(temp.path("zero"), S_IFCHR | 0o666, testDevice(1, 5)) == 0 {
-            let r = try BuiltBinary.run(["analyze", night, "--hr", temp.path("zero")])
-            expectOneLine(r, status: 65, "zero as --hr")
-            #expect(r.stderr.contains("not a text file"), "\(r.stderr)")
-        }
+    @Test(.enabled(if: canMakeDeviceNodes, "making device nodes needs root"))
+    func aZeroDeviceIsNotATextFile() throws {
+        #expect(mknod(temp.path("zero"), S_IFCHR | 0o666, testDevice(1, 5)) == 0)
+        let r = try BuiltBinary.run(["analyze", night, "--hr", temp.path("zero")])
+        expectOneLine(r, status: 65, "zero as --hr")
+        #expect(r.stderr.contains("not a text file"), "\(r.stderr)")
     }
 
     @Test func nonUTF8FileNamesCanBeOpened() throws {
