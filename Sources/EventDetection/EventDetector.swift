@@ -91,7 +91,7 @@ public struct EventDetector: AnalysisConsumer {
     /// (`extractors[channel]` would copy the extractor out of the dictionary, and its buffers with it).
     private mutating func ensureExtractor(_ channel: Int) -> Dictionary<Int, SegmentExtractor>.Index {
         if let i = extractors.index(forKey: channel) { return i }
-        var extractor = try! SegmentExtractor(configuration: configuration, channel: channel)
+        var extractor = SegmentExtractor(validated: configuration, channel: channel)
         extractor.screen = screen
         extractors[channel] = extractor
         return extractors.index(forKey: channel)!

@@ -72,6 +72,11 @@ public struct SegmentExtractor: Sendable {
 
     public init(configuration: DetectorConfiguration = .default, channel: Int = 0) throws {
         try configuration.validate()
+        self.init(validated: configuration, channel: channel)
+    }
+
+    /// For a configuration already validated (the detector validates its own once, in its initializer).
+    init(validated configuration: DetectorConfiguration, channel: Int) {
         self.configuration = configuration
         self.channel = channel
         let centres = extractor.centresKHz

@@ -71,9 +71,9 @@ struct BreathingEval: ParsableCommand {
                     + (e.channel.map { ",\"channel\":\"\($0.name)\"" } ?? "") + "}"
             }
             let name = String(decoding: try JSONEncoder().encode(path), as: UTF8.self)
-            print("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"cpuSec\":\(cpuSec),"
+            try OutputTarget.standardOutput.write("{\"file\":\(name),\"durationSec\":\(Double(frames) / 16000),\"cpuSec\":\(cpuSec),"
                   + "\"estimatorCpuSec\":\(result.estimatorCPUSec),\"traceSamples\":\(result.trace.reduce(0) { $0 + $1.values.count }),"
-                  + "\"estimates\":[\(estimates.joined(separator: ","))]}")
+                  + "\"estimates\":[\(estimates.joined(separator: ","))]}\n")
         }
     }
 }

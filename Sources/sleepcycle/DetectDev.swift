@@ -3,6 +3,7 @@ import EventDetection
 import Foundation
 import SleepCycleBus
 import SleepCycleDSP
+import SleepCycleFormats
 
 /// Hidden developer commands of the event detector, used by Benchmarks/Scripts/detection/*.py so that training
 /// and evaluation run exactly the Swift code that runs inside `sleepcycle analyze`.
@@ -63,23 +64,32 @@ struct SceneReader {
     }
 }
 
+/// Lines (or raw bytes) to a file or standard output, in large writes; a failed write is an `OutputError`.
 final class LineWriter {
-    let handle: FileHandle
-    var buffer = ""
+    private let out: OutputByteWriter
     init(path: String) throws {
-        if path == "-" { handle = .standardOutput } else {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
-                  let h = FileHandle(forWritingAtPath: path) else {
-                throw DetectDevError("\(path): cannot create the output file")
+        if path == "-" {
+            out = OutputByteWriter(fd: STDOUT_FILENO)
+        } else {
+            let fd = PathEncoding.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+            guard fd >= 0 else {
+                throw DetectDevError("\(MessageText.path(path)): cannot create the output file (\(InputFile.describe(errno: errno)))")
             }
-            handle = h
+            out = OutputByteWriter(fd: fd, destination: MessageText.path(path))
         }
     }
-    func write(_ line: String) {
-        buffer += line; buffer += "\n"
-        if buffer.utf8.count > 1 << 16 { flush() }
+    func write(_ line: String) throws { try out.append(line + "\n") }
+    func write(bytes: UnsafeRawBufferPointer) throws {
+        var rest = bytes
+        while !rest.isEmpty {
+            try out.ensure(min(rest.count, out.capacity))
+            let n = min(rest.count, out.capacity - out.count)
+            out.cursor.update(from: rest.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+            out.count += n
+            rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+        }
     }
-    func flush() { handle.write(Data(buffer.utf8)); buffer = "" }
+    func flush() throws { try out.flush() }
 }
 
 /// Feeds one scene to `publish` as the engine does (`AnalysisFeeder`: 16384-sample blocks, `.audio` before the
@@ -110,13 +120,8 @@ struct SegmentFeaturesCommand: ParsableCommand {
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
         let out = try LineWriter(path: scenes.output)
-        let spectraOut = try spectra.map { path -> FileHandle in
-            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-                throw DetectDevError("\(path): cannot create the spectra file")
-            }
-            return h
-        }
-        out.write("{\"features\":[" + SegmentFeatures.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}")
+        let spectraOut = try spectra.map { try LineWriter(path: $0) }
+        try out.write("{\"features\":[" + SegmentFeatures.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}")
         var index = 0
         while let samples = try reader.next() {
             var extractor = try SegmentExtractor()
@@ -131,14 +136,15 @@ struct SegmentFeaturesCommand: ParsableCommand {
                 }
             }
             for s in segments {
-                out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
+                try out.write("{\"scene\":\(index),\"start\":\(s.start),\"end\":\(s.end),\"features\":"
                           + jsonNumbers(s.features.values) + ",\"signature\":" + jsonNumbers(s.rawSignature)
                           + ",\"echo\":\(s.echo)" + (s.spectraDb.map { ",\"frames\":\($0.count / 40)" } ?? "") + "}")
-                if let spectraOut, let db = s.spectraDb { db.withUnsafeBytes { spectraOut.write(Data($0)) } }
+                if let spectraOut, let db = s.spectraDb { try db.withUnsafeBytes { try spectraOut.write(bytes: $0) } }
             }
             index += 1
         }
-        out.flush()
+        try out.flush()
+        try spectraOut?.flush()
     }
 }
 
@@ -210,10 +216,10 @@ struct DetectEventsCommand: ParsableCommand {
                 var line = "{\"scene\":\(index),\"type\":\"\(e.type.rawValue)\",\"start\":\(e.start),\"end\":\(e.end),"
                     + "\"probability\":\(e.probability)"
                 if let sig = e.signature { line += ",\"signature\":" + jsonNumbers(sig) }
-                out.write(line + "}")
+                try out.write(line + "}")
             }
             index += 1
         }
-        out.flush()
+        try out.flush()
     }
 }

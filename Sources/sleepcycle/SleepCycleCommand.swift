@@ -45,7 +45,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
         switch error {
         case let code as ExitCode:
             return code.rawValue
-        case is CLIError, is AudioError, is InputFileError, is StagingError:
+        case is CLIError, is AudioError, is InputFileError, is StagingError, is OutputError, is DetectDevError:
             let failure = CLIError.from(error)
             if failure.status != .brokenPipe { StandardError.write(MessageText.field(failure.message, limit: 2000)) }
             return failure.status.rawValue
@@ -55,8 +55,11 @@ struct SleepCycleCommand: AsyncParsableCommand {
         // swift-argument-parser's own outcomes: help, version and completion scripts (status 0) and usage errors.
         let code = exitCode(for: error)
         if code == .success {
-            let text = fullMessage(for: error) + "\n"
-            FileHandle.standardOutput.write(Data(text.utf8))
+            do {
+                try OutputTarget.standardOutput.write(fullMessage(for: error) + "\n")
+            } catch {
+                return report(error, arguments: arguments)
+            }
             return 0
         }
         guard code.rawValue == CLIError.Status.usage.rawValue else {

@@ -48,6 +48,8 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as InputFileError: return CLIError(e.kind == .unreadable ? .noInput : .badInput, e.description)
         case let e as StagingError: return CLIError(.badInput, e.description)
         case let e as ISO8601Time.ParseError: return CLIError(.usage, e.description)
+        case let e as OutputError: return e.brokenPipe ? CLIError(.brokenPipe, "") : CLIError(.ioError, e.message)
+        case let e as DetectDevError: return CLIError(.badInput, e.description)
         default: return CLIError(.internalError, "internal error: \(error) (please report this)")
         }
     }

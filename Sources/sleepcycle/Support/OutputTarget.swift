@@ -34,9 +34,11 @@ struct OutputTarget {
     let name: String
     let destination: Destination
 
+    static let standardOutput = OutputTarget(name: "standard output", destination: .standardOutput)
+
     /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads.
     static func resolve(_ path: String?, inputs: [String]) throws(CLIError) -> OutputTarget {
-        guard let path, path != "-" else { return OutputTarget(name: "standard output", destination: .standardOutput) }
+        guard let path, path != "-" else { return .standardOutput }
         guard !path.isEmpty else { throw CLIError(.usage, "--output: the path is empty") }
         let shown = MessageText.path(path)
         func fail(_ why: String) -> CLIError { CLIError(.cannotCreate, "\(shown): \(why)") }
