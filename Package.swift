@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // SHA-1 for name-based session ids now; AES-GCM for encrypted clips and wearable data later.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        // The night store: SQLite through GRDB (needs libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         // `swift package generate-documentation --target SleepCycle` (the DocC catalog in Sources/SleepCycle).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -60,15 +62,20 @@ let package = Package(
         .target(name: "SleepStatistics", dependencies: ["SleepCycleBus"]),
         .target(name: "SmartAlarm", dependencies: ["SleepCycleBus"]),
 
+        // Nights, their results and the journal of a night in progress, in one SQLite database (WAL).
+        .target(name: "SleepCycleStore", dependencies: [
+            "SleepCycleFormats", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // The engine: sessions, data-source lifecycle, results.
         .target(name: "SleepCycle", dependencies: [
             "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats",
-            "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm",
+            "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleStore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "sleepcycle", dependencies: [
-            "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
+            "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats", "SleepCycleStore",
             "EventDetection", "Breathing", "Staging", "SmartAlarm",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -78,6 +85,9 @@ let package = Package(
         .testTarget(name: "SleepCycleAudioTests", dependencies: ["SleepCycleAudio", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleBusTests", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleFormatsTests", dependencies: ["SleepCycleFormats"]),
+        .testTarget(name: "SleepCycleStoreTests", dependencies: [
+            "SleepCycleStore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth", "SleepCycleBus"]),
         .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing", "SleepCycleBus", "SleepCycleDSP"]),

@@ -100,8 +100,9 @@ public struct AudioHealthMonitor: AnalysisConsumer, Sendable {
 
     public mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent] {
         switch event {
-        case .sessionStarted:
-            state = .undecided(since: 0); flatRunStart = 0; expected = 0; hasPrevious = false
+        case .sessionStarted(let info):
+            let t = info.timelineStart
+            state = .undecided(since: t); flatRunStart = t; expected = t; hasPrevious = false
             chunkFill = 0; chunkCount = 0; chunkFirstActive = nil; chunkLastActive = nil
             counters = AudioHealthCounters()
             return []

@@ -37,9 +37,11 @@ public struct EventDetector: AnalysisConsumer {
     ///   - screen: decides plainly-none segments before their costlier features and the classifier
     ///     (`SegmentScreen`; it belongs to the model file it came with, `SegmentModel.loadStages`); nil with a
     ///     classifier of your own: every segment is classified.
+    ///   - firstEventId: the id of the first event published (a resumed night continues after its journal's ids).
     public init(configuration: DetectorConfiguration = .default, classifier: (any SegmentClassifier)? = nil,
-                context: SegmentContextModel? = nil, screen: SegmentScreen? = nil) throws {
+                context: SegmentContextModel? = nil, screen: SegmentScreen? = nil, firstEventId: Int = 0) throws {
         try configuration.validate()
+        nextId = firstEventId
         self.configuration = configuration
         self.context = try classifier == nil ? context ?? SegmentContextModel.builtIn() : context
         self.screen = try classifier == nil ? screen ?? SegmentScreen.builtIn() : screen

@@ -54,7 +54,7 @@ public enum GapReason: String, Sendable, Codable {
 }
 
 /// A stretch of the timeline with no audio.
-public struct AudioGap: Sendable {
+public struct AudioGap: Sendable, Codable {
     public var start: SampleTime
     public var length: SampleTime
     public var reason: GapReason
@@ -70,7 +70,7 @@ public enum EventType: String, Sendable, Hashable, Codable, CaseIterable {
 public enum EventSource: String, Sendable, Codable { case audio, accelerometer }
 
 /// A detected sound event (or accelerometer movement).
-public struct SoundEvent: Sendable, Identifiable {
+public struct SoundEvent: Sendable, Identifiable, Codable {
     /// Unique within a session, increasing in order of detection.
     public var id: Int
     public var type: EventType
@@ -91,7 +91,7 @@ public struct SoundEvent: Sendable, Identifiable {
 }
 
 /// One breathing-rate estimate, timed at the centre of its analysis window.
-public struct BreathingEstimate: Sendable {
+public struct BreathingEstimate: Sendable, Codable {
     public var time: SampleTime
     public var bpm: Double
     public var confidence: Double
@@ -133,7 +133,7 @@ public enum AudioHealthStatus: String, Sendable, Hashable, Codable {
 }
 
 /// The audio input's health changed to `status` at `time`.
-public struct AudioHealthChange: Sendable {
+public struct AudioHealthChange: Sendable, Codable {
     public var time: SampleTime
     public var status: AudioHealthStatus
     public var channel: AudioChannel?
@@ -143,7 +143,7 @@ public struct AudioHealthChange: Sendable {
 }
 
 /// A heart-rate observation from a wearable: bpm, an RR interval, or both.
-public struct HeartRateSample: Sendable {
+public struct HeartRateSample: Sendable, Codable {
     public var time: SampleTime
     public var bpm: Double?
     public var rrMs: Double?
@@ -153,14 +153,14 @@ public struct HeartRateSample: Sendable {
 }
 
 /// Accelerometer activity (counts or magnitude of x,y,z), from a wearable or phone.
-public struct MotionSample: Sendable {
+public struct MotionSample: Sendable, Codable {
     public var time: SampleTime
     public var activity: Double
     public init(time: SampleTime, activity: Double) { self.time = time; self.activity = activity }
 }
 
 /// A smart-alarm decision: when it fired and which rule fired it.
-public struct AlarmFired: Sendable {
+public struct AlarmFired: Sendable, Codable {
     public var time: SampleTime
     public var rule: String
     public init(time: SampleTime, rule: String) { self.time = time; self.rule = rule }
@@ -184,8 +184,12 @@ public struct SessionInfo: Sendable {
     /// Rate and channel count of the source before resampling.
     public var sourceSampleRate: Int
     public var channelCount: Int
-    public init(id: UUID, clock: AnalysisClock, sourceSampleRate: Int, channelCount: Int) {
+    /// Where this session's audio begins on the timeline: 0, or for a resumed night the position its journal had
+    /// reached (what came before is the journal's, not for the producers to judge).
+    public var timelineStart: SampleTime
+    public init(id: UUID, clock: AnalysisClock, sourceSampleRate: Int, channelCount: Int, timelineStart: SampleTime = 0) {
         self.id = id; self.clock = clock; self.sourceSampleRate = sourceSampleRate; self.channelCount = channelCount
+        self.timelineStart = timelineStart
     }
 }
 

@@ -65,7 +65,7 @@ final class ProgressBar: @unchecked Sendable {
         if let fraction { parts.append(String(format: "%3d %%", Int(fraction * 100))) }
         parts.append(duration(audioSeconds))
         if let speed { parts.append(speed >= 10 ? "\(Int(speed))× real time" : String(format: "%.1f× real time", speed)) }
-        if let fraction, let speed, speed > 0, let total {
+        if fraction != nil, let speed, speed > 0, let total {
             parts.append(duration(Double(max(0, total - done)) / 16_000 / speed) + " left")
         }
         // Label, then a bar that takes what the parts leave, then as many parts as fit.

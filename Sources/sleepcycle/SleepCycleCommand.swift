@@ -12,9 +12,10 @@ struct SleepCycleCommand: AsyncParsableCommand {
         abstract: "Audio-first sleep analysis: snoring, talking, coughing, movement, breathing, sleep stages.",
         discussion: "Exit status: 0 success, 64 bad option, 65 bad input file, 66 input missing or unreadable, "
             + "69 audio device unavailable, 70 internal error, 73 output refused or not creatable, 74 read or "
-            + "write failure (docs/cli.md).",
+            + "write failure, 75 store busy (docs/cli.md).",
         version: SleepCycleVersion.current,
-        subcommands: [Analyze.self, Features.self, Stage.self, BreathingEval.self, DetectDev.self]
+        subcommands: [Analyze.self, Sessions.self, Features.self, Stage.self, BreathingEval.self,
+                      DetectDev.self]
     )
 
     /// Parses the arguments (file names that are not UTF-8 included), runs the command, and turns every failure
@@ -45,7 +46,8 @@ struct SleepCycleCommand: AsyncParsableCommand {
         switch error {
         case let code as ExitCode:
             return code.rawValue
-        case is CLIError, is AudioError, is InputFileError, is StagingError, is OutputError, is DetectDevError:
+        case is CLIError, is AudioError, is InputFileError, is StagingError, is OutputError, is DetectDevError,
+             is StoreError, is SleepAnalysisEngineError:
             let failure = CLIError.from(error)
             if failure.status != .brokenPipe { StandardError.write(MessageText.field(failure.message, limit: 2000)) }
             return failure.status.rawValue

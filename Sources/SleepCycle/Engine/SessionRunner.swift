@@ -13,19 +13,26 @@ final class SessionRunner: @unchecked Sendable {
     private var waiters: [CheckedContinuation<Result<AnalysisResult, any Error>, Never>] = []
 
     private let utcOffsetSeconds: Int
+    /// Where the source's first read lands on the timeline (after the downtime, for a resumed night).
+    private let offset: SampleTime
 
-    init(pipeline: AnalysisPipeline, source: any AudioSource, observers: SessionObservers, utcOffsetSeconds: Int) {
+    init(pipeline: AnalysisPipeline, source: any AudioSource, observers: SessionObservers, utcOffsetSeconds: Int,
+         offset: SampleTime = 0) {
         self.pipeline = pipeline
         self.source = source
         self.observers = observers
         self.utcOffsetSeconds = utcOffsetSeconds
+        self.offset = offset
     }
+
+    /// Timed side inputs pushed while the session runs (any thread).
+    func push(sideInputs events: [AnalysisEvent]) { pipeline.push(sideInputs: events) }
 
     func start() {
         let thread = Thread { [self] in
             let outcome: Result<AnalysisResult, any Error>
             do {
-                var result = try pipeline.run(source: source, shouldStop: { [self] in stopRequested })
+                var result = try pipeline.run(source: source, offset: offset, shouldStop: { [self] in stopRequested })
                 result.utcOffsetSeconds = utcOffsetSeconds
                 outcome = .success(result)
             } catch {

@@ -12,9 +12,12 @@ public struct SleepAnalysisConfig: Sendable, Hashable {
     public var sessionId: UUID?
     /// Offset from UTC of the sleeper's clock, seconds east: the result's text summary shows clock times in it.
     public var utcOffsetSeconds: Int
+    /// Settings of the program that records, kept with a journaled night for its resume (the command line keeps its
+    /// input options here).
+    public var recorderSettings: [String: String]
     public init(useAudio: Bool = true, useAccelerometer: Bool = false, sessionId: UUID? = nil,
-                utcOffsetSeconds: Int = 0) {
+                utcOffsetSeconds: Int = 0, recorderSettings: [String: String] = [:]) {
         self.useAudio = useAudio; self.useAccelerometer = useAccelerometer; self.sessionId = sessionId
-        self.utcOffsetSeconds = utcOffsetSeconds
+        self.utcOffsetSeconds = utcOffsetSeconds; self.recorderSettings = recorderSettings
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SleepCycleBus
 import SleepCycleAudio
+import SleepCycleStore
 
 /// The sleep-analysis engine with the Sleep Cycle SDK's lifecycle:
 /// `initialize` → `startAnalysis(config:at:using:eventListeners:)` → (streams) → `stopAnalysis()`.
@@ -16,6 +17,13 @@ public actor SleepAnalysisEngine {
     private var options: PipelineOptions
     private var features = SleepAnalysisFeatures([])
     private var session: SessionRunner?
+    /// The store live nights are journaled into (nil: none), and its recorder lock, held while the engine records.
+    private var store: NightStore?
+    private var recorderLock: RecorderLock?
+    /// The running session's journal, and its clock (for pushed samples).
+    private var journal: JournalWriter?
+    private var clock: AnalysisClock?
+    private var accelerometer = false
     private nonisolated let observers: SessionObservers
     private nonisolated let states: ObserverFanOut<State>
 
@@ -26,10 +34,23 @@ public actor SleepAnalysisEngine {
     }
 
     /// Prepares the engine and reports what this build and configuration provide.
+    ///
+    /// - Parameter store: journal every session into this store, so that a night survives a crash
+    ///   (`isResumePossible()`, `resumeAnalysis`) and its result is kept. The engine holds the store's recorder
+    ///   lock from now on: a second recorder on the same store is refused here (`StoreError`, kind `.busy`).
     @discardableResult
-    public func initialize(options: PipelineOptions? = nil, channelCount: Int = 1) throws -> SleepAnalysisFeatures {
+    public func initialize(options: PipelineOptions? = nil, channelCount: Int = 1,
+                           store: NightStore? = nil) throws -> SleepAnalysisFeatures {
         guard currentState != .running else { throw SleepAnalysisEngineError.alreadyRunning }
         if let options { self.options = options }
+        if let store, store !== self.store {
+            recorderLock = try store.lockForRecording()
+            recorderLock?.recording(nil)
+        } else if store == nil {
+            recorderLock?.release()
+            recorderLock = nil
+        }
+        self.store = store
         features = SleepAnalysisFeatures(PipelineBuilder.capabilities(channelCount: channelCount, options: self.options))
         setState(.initialized)
         return features
@@ -53,8 +74,14 @@ public actor SleepAnalysisEngine {
     public nonisolated var audioHealthStream: ObserverStream<AudioHealthUpdate> { observers.audioHealth.makeStream() }
     /// Stream time analysed so far.
     public nonisolated var progressStream: ObserverStream<SampleTime> { observers.progress.makeStream() }
+    /// The smart alarm when it fires (live; not again when a resumed night's journal is replayed).
+    public nonisolated var alarmStream: ObserverStream<AlarmRinging> { observers.alarms.makeStream() }
     /// Items lost by slow observers so far.
     public nonisolated var droppedObserverItems: Int { observers.droppedCount }
+
+    /// A one-line problem while the running session's journal cannot be written (a full disk: the night goes on in
+    /// memory), else nil.
+    public var storeProblem: String? { journal?.problem }
 
     /// Starts analysing `source` on a thread of its own; `date` is the wall-clock time of the source's first sample.
     /// The engine owns `source` from now on and closes it at `stopAnalysis()`.
@@ -79,13 +106,121 @@ public actor SleepAnalysisEngine {
                                channelCount: format.channelCount)
         let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
                                             listeners: eventListeners, observers: observers)
+        if let store {
+            let header = NightHeader(
+                sessionId: id, start: date, utcOffsetSeconds: config.utcOffsetSeconds, sourceName: source.name,
+                sourceSampleRate: format.sampleRate, sourceChannels: format.channelCount,
+                analysisChannels: max(1, format.analysisChannelCount), frameLength: options.frameLength,
+                hopLength: options.hopLength, eventDetection: options.eventDetection, alarm: options.alarm,
+                useAccelerometer: config.useAccelerometer, recorderSettings: config.recorderSettings)
+            try store.beginNight(id: id, startTime: date, utcOffsetSeconds: config.utcOffsetSeconds,
+                                 source: Self.sourceJSON(name: source.name, format: format),
+                                 header: try JSONEncoder().encode(header))
+            attachJournal(to: pipeline, night: id, start: date, from: 0, nextSequence: 0)
+        }
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
                                    utcOffsetSeconds: config.utcOffsetSeconds)
         Self.log.debug("session \(id) started on \(source.name): \(format.sampleRate) Hz, \(format.channelCount) channel(s)")
+        begin(runner, clock: info.clock, accelerometer: config.useAccelerometer)
+        return id
+    }
+
+    /// Whether the store holds an interrupted night (a recorder that crashed or lost power) to resume.
+    public func isResumePossible() throws -> Bool {
+        try store?.latestInterrupted() != nil
+    }
+
+    /// Continues an interrupted night — `night`, or the most recent one — on a new source: the same session id, the
+    /// journal replayed into staging, the alarm and the result, and the new audio placed at its wall-clock time
+    /// (`date`, the time of the source's first sample); the time in between is a `missingInput` gap.
+    ///
+    /// - Throws: `SleepAnalysisEngineError.unsupportedConfiguration` without a store, with no interrupted night, or
+    ///   when the source's channels differ from the night's; `StoreError` when the store cannot be read.
+    public func resumeAnalysis(night requested: UUID? = nil, at date: Date, using source: sending any AudioSource,
+                               eventListeners: sending [any AudioEventListener] = []) throws -> UUID {
+        switch currentState {
+        case .uninitialized: throw SleepAnalysisEngineError.notInitialized
+        case .running: throw SleepAnalysisEngineError.alreadyRunning
+        case .initialized: break
+        }
+        guard let store else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("resuming needs a store (initialize(store:))")
+        }
+        let stored = try requested.map { try store.night($0) } ?? store.latestInterrupted()
+        guard let stored, stored.state == .interrupted else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration(requested.map {
+                "night \($0.uuidString) is not an interrupted night of this store" } ?? "no interrupted night to resume")
+        }
+        let header = try JSONDecoder().decode(NightHeader.self, from: stored.header)
+        let format = source.format
+        guard max(1, format.analysisChannelCount) == header.analysisChannels else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("the night was recorded with "
+                + "\(header.analysisChannels) channel(s); the new input has \(format.analysisChannelCount)")
+        }
+        let chunks = try store.journal(of: stored.id)
+        let decoder = JSONDecoder()
+        let records = try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) }
+        let replay = NightReplay(records: records, position: chunks.last?.position ?? 0)
+        var nightOptions = options
+        nightOptions.frameLength = header.frameLength
+        nightOptions.hopLength = header.hopLength
+        nightOptions.eventDetection = header.eventDetection
+        nightOptions.alarm = header.alarm
+        let clock = AnalysisClock(start: header.start)
+        let info = SessionInfo(id: header.sessionId, clock: clock, sourceSampleRate: header.sourceSampleRate,
+                               channelCount: header.sourceChannels)
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: header.sourceName, options: nightOptions,
+                                            listeners: eventListeners, observers: observers, resuming: replay)
+        try store.reopenNight(id: stored.id, header: stored.header)
+        attachJournal(to: pipeline, night: stored.id, start: header.start, from: replay.position,
+                      nextSequence: (chunks.last?.sequence ?? -1) + 1)
+        let offset = max(replay.position, AnalysisClock.samples(seconds: date.timeIntervalSince(header.start)))
+        let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
+                                   utcOffsetSeconds: header.utcOffsetSeconds, offset: offset)
+        Self.log.info("resuming night \(stored.id) at \(ISO8601Time.utcString(from: clock.date(of: offset))) after \(records.count) journal records")
+        begin(runner, clock: clock, accelerometer: header.useAccelerometer)
+        return stored.id
+    }
+
+    /// Pushes a heart-rate sample (bpm and/or an RR interval) taken at `date` into the running session.
+    public func push(heartRate bpm: Double? = nil, rrIntervalMs: Double? = nil, at date: Date) throws {
+        guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
+        session.push(sideInputs: [.heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start)),
+                                                             bpm: bpm, rrMs: rrIntervalMs))])
+    }
+
+    /// Pushes an accelerometer activity sample taken at `date` into the running session (needs `useAccelerometer`).
+    public func push(motion activity: Double, at date: Date) throws {
+        guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
+        guard accelerometer else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("motion samples need useAccelerometer")
+        }
+        session.push(sideInputs: [.motion(MotionSample(time: AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start)),
+                                                       activity: activity))])
+    }
+
+    private func attachJournal(to pipeline: AnalysisPipeline, night: UUID, start: Date, from position: SampleTime,
+                               nextSequence: Int64) {
+        guard let store else { return }
+        let writer = JournalWriter(store: store, night: night, clockStart: start, nextSequence: nextSequence)
+        let recorder = JournalRecorder(writer: writer, start: position)
+        pipeline.observe { recorder.observe($0) }
+        journal = writer
+        recorderLock?.recording(night)
+    }
+
+    private func begin(_ runner: SessionRunner, clock: AnalysisClock, accelerometer: Bool) {
         session = runner
+        self.clock = clock
+        self.accelerometer = accelerometer
         setState(.running)
         runner.start()
-        return id
+    }
+
+    /// The result's `source` object for a night that has just begun.
+    private static func sourceJSON(name: String, format: SourceFormat) -> Data {
+        Data(("{\"channels\":\(format.channelCount),\"durationSec\":0,\"path\":" + JSONEscaping.quoted(name)
+            + ",\"sampleRate\":\(format.sampleRate)}").utf8)
     }
 
     /// Waits until the source has ended by itself (a file fully analysed) or failed; the session stays running
@@ -97,13 +232,29 @@ public actor SleepAnalysisEngine {
 
     /// Stops the source (a blocked live read returns), flushes every consumer and returns the session's result.
     /// For a file, call `waitForSourceEnd()` first to analyse all of it.
+    ///
+    /// With a store, the night's result is stored (the night becomes complete). Problems the store had during the
+    /// night are in the result's `warnings`; a result that could not be stored is returned all the same, with a
+    /// `notStored` warning.
     public func stopAnalysis() async throws -> AnalysisResult {
         guard currentState == .running, let session else { throw SleepAnalysisEngineError.notRunning }
         session.stop()
         let outcome = await session.outcome()
         self.session = nil
-        setState(.initialized)
-        return try outcome.get()
+        clock = nil
+        defer { setState(.initialized) }
+        guard let journal else { return try outcome.get() }
+        self.journal = nil
+        defer { recorderLock?.recording(nil) }
+        let problems = journal.drain()
+        var result = try outcome.get()
+        for problem in problems { result.warnings.append(AnalysisWarning(.storeProblem, "\(journal.store.path): \(problem)")) }
+        do {
+            try journal.complete(result: result)
+        } catch {
+            result.warnings.append(AnalysisWarning(.notStored, "the night's result is not stored: \(error.description)"))
+        }
+        return result
     }
 
     /// Analyses the whole recording at `path` (a file libsndfile reads) and returns its result: the same result,

@@ -19,6 +19,9 @@ public final class AnalysisPipeline {
     public let capabilities: Set<SleepAnalysisFeature>
 
     private let feeder: AnalysisFeeder
+    private let replay: NightReplay?
+    private let inboxLock = NSLock()
+    private var inbox: [AnalysisEvent] = []
     private let collector: ResultCollector
     private let observers: SessionObservers?
     /// Side inputs per kind: how many were given and how many lie before the session start (not published).
@@ -38,13 +41,19 @@ public final class AnalysisPipeline {
     ///   - listeners: audio-event listeners, called on the analysing thread in batches of
     ///     `options.listenerBatchSeconds`.
     ///   - observers: where stream observers listen (nil: none).
+    ///   - resuming: the journal of the interrupted night this session continues: replayed into the whole-night
+    ///     consumers and the result at `start()`, after which the timeline continues from its last position.
     public init(info: SessionInfo, format: SourceFormat, sourcePath: String, options: PipelineOptions = .default,
-                listeners: [any AudioEventListener] = [], observers: SessionObservers? = nil) throws {
+                listeners: [any AudioEventListener] = [], observers: SessionObservers? = nil,
+                resuming replay: NightReplay? = nil) throws {
+        var info = info
+        info.timelineStart = replay?.position ?? 0
         self.info = info
         self.format = format
         self.sourcePath = sourcePath
         self.options = options
         self.observers = observers
+        self.replay = replay
         let channels = max(1, format.analysisChannelCount)
         var extractors: [any StreamingFeatureExtractor] = []
         if let factory = options.featureExtractor ?? PipelineBuilder.defaultFeatureExtractor {
@@ -52,16 +61,17 @@ public final class AnalysisPipeline {
         }
         let bus = EventBus()
         self.bus = bus
-        feeder = AnalysisFeeder(extractors: extractors) { bus.publish($0) }
-        let context = PipelineContext(info: info, channelCount: channels, options: options)
+        feeder = AnalysisFeeder(extractors: extractors, start: replay?.position ?? 0) { bus.publish($0) }
+        var context = PipelineContext(info: info, channelCount: channels, options: options)
+        context.firstEventId = replay?.nextEventId ?? 0
         let registrations = try PipelineBuilder.consumers(for: context)
-        for r in registrations { bus.subscribe(r.consumer) }
+        for r in registrations { bus.subscribe(r.consumer, replays: r.replays) }
         consumerNames = registrations.map(\.name)
         capabilities = registrations.reduce(into: []) { $0.formUnion($1.provides) }
         collector = ResultCollector(info: info, observers: observers)
         collector.alarmOption = options.alarm
         let collector = self.collector
-        bus.observe { collector.observe($0) }
+        bus.observe(replays: true) { collector.observe($0) }
         if !listeners.isEmpty {
             let batchLength = max(1, Int((options.listenerBatchSeconds * Double(AnalysisClock.sampleRate)).rounded()))
             let sessionId = info.id, clock = info.clock
@@ -95,23 +105,68 @@ public final class AnalysisPipeline {
 
     /// Reads `source` to its end on the calling thread and returns the result. `progress` is called after every
     /// read with the stream time analysed so far; `shouldStop` is checked before every read.
-    public func run(source: any AudioSource, progress: ((SampleTime) -> Void)? = nil,
+    ///
+    /// `offset` moves every read of the source that far along the timeline: a resumed night's new audio starts at
+    /// its wall-clock place, after the downtime.
+    public func run(source: any AudioSource, offset: SampleTime = 0, progress: ((SampleTime) -> Void)? = nil,
                     shouldStop: (() -> Bool)? = nil) throws -> AnalysisResult {
         start()
         while shouldStop?() != true {
             let read = try source.read()
-            guard process(read) else { break }
+            takeInbox()
+            guard process(Self.shifted(read, by: offset)) else { break }
             progress?(position)
         }
         for warning in source.warnings { addWarning(AnalysisWarning(audio: warning)) }
         return finish()
     }
 
-    /// Publishes `.sessionStarted` (once).
+    /// Watches the bus after every consumer and the result (a journal, a live display); not during a replay.
+    public func observe(_ observer: @escaping (AnalysisEvent) -> Void) {
+        bus.observe(observer)
+    }
+
+    /// Timed side inputs pushed from any thread while the session runs (a wearable streaming heart rate); they
+    /// join the others before the next read is processed.
+    public func push(sideInputs events: [AnalysisEvent]) {
+        inboxLock.lock()
+        inbox += events
+        inboxLock.unlock()
+    }
+
+    private func takeInbox() {
+        inboxLock.lock()
+        let events = inbox
+        inbox = []
+        inboxLock.unlock()
+        if !events.isEmpty { add(sideInputs: events) }
+    }
+
+    /// Publishes `.sessionStarted` (once); for a resumed night, then replays its journal into the whole-night
+    /// consumers and the result (`EventBus.replaying`), and closes the events the interruption cut off at the
+    /// journal's last position.
     public func start() {
         guard !started else { return }
         started = true
         bus.publish(.sessionStarted(info))
+        guard let replay else { return }
+        bus.replaying = true
+        collector.replaying = true
+        var open: [Int: SoundEvent] = [:]
+        for record in replay.records {
+            switch record {
+            case .eventStarted(let e): open[e.id] = e
+            case .eventEnded(let e): open[e.id] = nil
+            default: break
+            }
+            if let event = record.replayedEvent { bus.publish(event) }
+        }
+        for var e in open.values.sorted(by: { $0.id < $1.id }) {
+            e.end = max(e.start, min(e.end, replay.position))
+            bus.publish(.eventEnded(e))
+        }
+        bus.replaying = false
+        collector.replaying = false
     }
 
     /// Steps the pipeline with one source read; returns false at `.end`.
@@ -141,7 +196,7 @@ public final class AnalysisPipeline {
         }
         let end = feeder.position
         let durationSec: Double
-        if let frames = format.frameCount, format.sampleRate > 0 {
+        if replay == nil, let frames = format.frameCount, format.sampleRate > 0 {
             durationSec = Double(frames) / Double(format.sampleRate)
         } else {
             durationSec = AnalysisClock.seconds(end)
@@ -159,6 +214,15 @@ public final class AnalysisPipeline {
     }
 
     // MARK: - Helpers
+
+    private static func shifted(_ read: SourceRead, by offset: SampleTime) -> SourceRead {
+        guard offset != 0 else { return read }
+        switch read {
+        case .audio(let start, let channels): return .audio(start: start + offset, channels: channels)
+        case .gap(let start, let length, let reason): return .gap(start: start + offset, length: length, reason: reason)
+        case .end: return .end
+        }
+    }
 
     /// One warning per kind of side input with samples outside `[0, end)`.
     private func reportSideInputsOutside(after: [AnalysisEvent]) {

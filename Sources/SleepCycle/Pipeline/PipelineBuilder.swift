@@ -14,6 +14,8 @@ public struct PipelineContext: Sendable {
     /// Channels delivered to analysis (1 or 2).
     public var channelCount: Int
     public var options: PipelineOptions
+    /// The id of the first sound event (a resumed night continues after the ids of its journal).
+    public var firstEventId = 0
 }
 
 /// A bus consumer and the capabilities it brings.
@@ -21,8 +23,12 @@ public struct ConsumerRegistration {
     public var name: String
     public var provides: Set<SleepAnalysisFeature>
     public var consumer: any AnalysisConsumer
-    public init(name: String, provides: Set<SleepAnalysisFeature> = [], consumer: any AnalysisConsumer) {
-        self.name = name; self.provides = provides; self.consumer = consumer
+    /// Whether the consumer keeps whole-night state that a resumed night rebuilds by replaying its journal into
+    /// it (staging, the alarm). Producers (health, detection, breathing) start afresh on the new audio instead.
+    public var replays: Bool
+    public init(name: String, provides: Set<SleepAnalysisFeature> = [], consumer: any AnalysisConsumer,
+                replays: Bool = false) {
+        self.name = name; self.provides = provides; self.consumer = consumer; self.replays = replays
     }
 }
 
@@ -51,17 +57,18 @@ public enum PipelineBuilder {
         // Sound events: snoring (with signatures), talking, coughing, movement, from the frame features.
         if context.options.eventDetection {
             list.append(ConsumerRegistration(name: "EventDetection", provides: [.audioEvents, .snoringDetection],
-                                             consumer: try EventDetector()))
+                                             consumer: try EventDetector(firstEventId: context.firstEventId)))
         }
         // Breathing rate: one estimator for all channels (tags stereo output by channel).
         list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
         // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night
         // Viterbi pass as `.sleepStageRevised` at the end.
         list.append(ConsumerRegistration(name: "Staging", provides: [.sleepStaging, .realTimeSleepStaging],
-                                         consumer: try SleepStager()))
+                                         consumer: try SleepStager(), replays: true))
         if let alarm = context.options.alarm {
             let spec = alarm.spec(clock: context.info.clock)
-            list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: SmartAlarm(spec: spec)))
+            list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: SmartAlarm(spec: spec),
+                                             replays: true))
         }
         return list
     }

@@ -32,7 +32,7 @@ public struct PipelineOptions: Sendable {
 
     /// The smart alarm: wake the sleeper at the latest at `time`, in light sleep or at a movement within the window
     /// of `windowSeconds` before it (`--alarm HH:MM --alarm-window 30m`).
-    public struct AlarmOption: Sendable, Hashable {
+    public struct AlarmOption: Sendable, Hashable, Codable {
         /// The latest moment to wake.
         public var time: Date
         public var windowSeconds: Double

@@ -20,6 +20,9 @@ final class ResultCollector {
 
     /// The alarm asked for, if any (the result reports it even when the recording ends before it fires).
     var alarmOption: PipelineOptions.AlarmOption?
+    /// True while a resumed night's journal is replayed: its items are collected but not sent to the observer
+    /// streams again (an app already saw them; an alarm command must not run twice).
+    var replaying = false
 
     init(info: SessionInfo, observers: SessionObservers?) {
         self.info = info
@@ -28,6 +31,7 @@ final class ResultCollector {
 
     func observe(_ event: AnalysisEvent) {
         let clock = info.clock
+        let observers = replaying ? nil : self.observers
         switch event {
         case .eventEnded(let e):
             events[e.id] = e
@@ -45,6 +49,7 @@ final class ResultCollector {
             epochs[s.start] = s
         case .alarm(let a):
             alarm = a
+            observers?.alarms.yield(AlarmRinging(time: clock.date(of: a.time), rule: a.rule, sessionId: info.id))
         case .healthChanged(let h):
             health.record(h)
             observers?.audioHealth.yield(AudioHealthUpdate(status: h.status, start: clock.date(of: h.time), end: nil,

@@ -18,6 +18,11 @@ public struct AnalysisWarning: Sendable, Hashable, Codable, CustomStringConverti
         public static let invalidSamples = Code("invalidSamples")
         /// Heart-rate or motion samples fell outside the recording and were not used.
         public static let sideInputOutsideRecording = Code("sideInputOutsideRecording")
+        /// The store could not be written for a while during a live night (a full disk); the journal was kept in
+        /// memory meanwhile.
+        public static let storeProblem = Code("storeProblem")
+        /// The night's result could not be stored (it is in this result only).
+        public static let notStored = Code("notStored")
     }
 
     public var code: Code

@@ -1,6 +1,7 @@
 import SleepCycle
 import SleepCycleAudio
 import SleepCycleFormats
+import SleepCycleStore
 import Staging
 
 /// A failure the command line reports as ONE line on stderr and an exit status from the scheme below
@@ -24,6 +25,8 @@ struct CLIError: Error, CustomStringConvertible {
         case cannotCreate = 73
         /// Reading or writing failed midway: a full disk, a broken device (EX_IOERR).
         case ioError = 74
+        /// Busy for now: another recorder holds the store (EX_TEMPFAIL).
+        case busy = 75
         /// The reader of standard output went away (`sleepcycle features x | head`): stop quietly, as a command
         /// killed by SIGPIPE would (128 + 13), without being killed.
         case brokenPipe = 141
@@ -50,6 +53,14 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as ISO8601Time.ParseError: return CLIError(.usage, e.description)
         case let e as OutputError: return e.brokenPipe ? CLIError(.brokenPipe, "") : CLIError(.ioError, e.message)
         case let e as DetectDevError: return CLIError(.badInput, e.description)
+        case let e as StoreError:
+            switch e.kind {
+            case .unwritable: return CLIError(.cannotCreate, e.description)
+            case .busy: return CLIError(.busy, e.description)
+            case .unusable: return CLIError(.badInput, e.description)
+            case .full, .failed: return CLIError(.ioError, e.description)
+            }
+        case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
         default: return CLIError(.internalError, "internal error: \(error) (please report this)")
         }
     }

@@ -1,0 +1,95 @@
+import Foundation
+import SleepCycleBus
+
+/// One entry of a night's journal: what the whole-night consumers (staging, the smart alarm, the result) saw, in
+/// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
+///
+/// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
+/// ended, breathing rates, health changes, heart-rate and motion samples, and the alarm. Not journaled: audio and
+/// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs,
+/// which the stager publishes again, identically, when the journal is replayed into it.
+public enum JournalRecord: Codable, Sendable {
+    case position(SampleTime)
+    case gap(AudioGap)
+    case eventStarted(SoundEvent)
+    case eventEnded(SoundEvent)
+    case breathingRate(BreathingEstimate)
+    case healthChanged(AudioHealthChange)
+    case heartRate(HeartRateSample)
+    case motion(MotionSample)
+    case alarm(AlarmFired)
+
+    /// The record of a bus event, or nil for events the journal leaves out.
+    init?(_ event: AnalysisEvent) {
+        switch event {
+        case .audio(let block): self = .position(block.end)
+        case .gap(let g): self = .gap(g)
+        case .eventStarted(let e): self = .eventStarted(e)
+        case .eventEnded(let e): self = .eventEnded(e)
+        case .breathingRate(let b): self = .breathingRate(b)
+        case .healthChanged(let h): self = .healthChanged(h)
+        case .heartRate(let h): self = .heartRate(h)
+        case .motion(let m): self = .motion(m)
+        case .alarm(let a): self = .alarm(a)
+        default: return nil
+        }
+    }
+
+    /// The event to replay: a position becomes an empty audio block ending there (the whole-night consumers only
+    /// read where a block ends). The alarm is not replayed: the smart alarm decides it again from the replay.
+    var replayedEvent: AnalysisEvent? {
+        switch self {
+        case .position(let t): .audio(AudioBlock(start: t, channels: []))
+        case .gap(let g): .gap(g)
+        case .eventStarted(let e): .eventStarted(e)
+        case .eventEnded(let e): .eventEnded(e)
+        case .breathingRate(let b): .breathingRate(b)
+        case .healthChanged(let h): .healthChanged(h)
+        case .heartRate(let h): .heartRate(h)
+        case .motion(let m): .motion(m)
+        case .alarm: nil
+        }
+    }
+}
+
+/// What the engine needs to take up an interrupted night again: the session and the pipeline it ran.
+public struct NightHeader: Codable, Sendable, Hashable {
+    public var sessionId: UUID
+    public var start: Date
+    public var utcOffsetSeconds: Int
+    /// The source as it was when the night began (name, rate and channels of the input, analysed channels).
+    public var sourceName: String
+    public var sourceSampleRate: Int
+    public var sourceChannels: Int
+    public var analysisChannels: Int
+    /// The pipeline's settings that shape the result.
+    public var frameLength: Int
+    public var hopLength: Int
+    public var eventDetection: Bool
+    public var alarm: PipelineOptions.AlarmOption?
+    public var useAccelerometer: Bool
+    /// Free-form settings of the program that records (e.g. the command line's input options), kept for its resume.
+    public var recorderSettings: [String: String]
+}
+
+/// An interrupted night's journal, ready to replay: its records in order and where its timeline had got to.
+public struct NightReplay: Sendable {
+    public var records: [JournalRecord]
+    /// The analysis-timeline position of the journal's last chunk.
+    public var position: SampleTime
+
+    public init(records: [JournalRecord], position: SampleTime) {
+        self.records = records
+        self.position = position
+    }
+
+    /// The first id free after the journal's events.
+    var nextEventId: Int {
+        records.reduce(0) { next, record in
+            switch record {
+            case .eventStarted(let e), .eventEnded(let e): max(next, e.id + 1)
+            default: next
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+import GRDB
+import SleepCycleFormats
+
+/// The store of nights: one SQLite database (GRDB, WAL) holding every night's final result, and the journal of a
+/// night in progress so that a crash or a power cut loses at most the last seconds of it (docs/0008).
+///
+/// * **Writers and readers.** One recorder writes at a time (`lockForRecording()`); any number of readers
+///   (`sessions list` while recording) read a consistent snapshot without ever blocking it (write-ahead log).
+/// * **Durability.** `synchronous = FULL`: a committed journal chunk survives a power loss. Each chunk is one
+///   transaction; a kill at any moment leaves the database consistent (`PRAGMA integrity_check` is `ok`).
+/// * **Schema.** Versioned with GRDB's migrator; a database written by a newer sleepcycle is refused, not damaged.
+/// * **Privacy.** A new store's folder is made `0700` and its files `0600`: bedroom audio analysis is private.
+public final class NightStore: @unchecked Sendable {
+    /// The database file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Where the store is when neither `--store` nor anything else says: `$SLEEPCYCLE_STORE`, else
+    /// `$XDG_DATA_HOME/sleepcycle/nights.sqlite`, else `~/.local/share/sleepcycle/nights.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let explicit = environment["SLEEPCYCLE_STORE"], !explicit.isEmpty { return explicit }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/sleepcycle/nights.sqlite" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/sleepcycle/nights.sqlite"
+    }
+
+    /// Opens (creating it and its folder if needed) the store at `path`.
+    ///
+    /// - Parameter maximumBytes: a size limit (rounded to whole pages); writing beyond it fails as a full disk
+    ///   does. nil: no limit but the disk's.
+    /// - Throws: `StoreError` naming the path: `.unwritable` (a folder that cannot be made or written, a file
+    ///   that is not a database), `.unusable` (damaged, or written by a newer sleepcycle).
+    public init(path: String, maximumBytes: Int64? = nil) throws(StoreError) {
+        self.path = path
+        try Self.makeFolder(for: path)
+        let existed = FileManager.default.fileExists(atPath: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            if let maximumBytes {
+                let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(8, maximumBytes / pageSize))")
+            }
+        }
+        do {
+            let oldMask = umask(0o077)
+            defer { umask(oldMask) }
+            pool = try DatabasePool(path: path, configuration: configuration)
+            let migrator = Self.migrator
+            try pool.write { db in
+                if try migrator.hasBeenSuperseded(db) {
+                    throw StoreError(.unusable, path: path, message: "written by a newer sleepcycle (its schema is "
+                        + "unknown to this build); not changed")
+                }
+            }
+            try migrator.migrate(pool)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.storeError(error, path: path, doing: existed ? "opening the store" : "creating the store")
+        }
+    }
+
+    /// The schema, one migration per version (docs/0008 describes each table).
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: nights and their journal") { db in
+            try db.create(table: "night") { t in
+                t.primaryKey("id", .text)
+                t.column("startTime", .double).notNull()              // seconds since 1970 (UTC)
+                t.column("endTime", .double).notNull()
+                t.column("utcOffsetSeconds", .integer).notNull()
+                t.column("state", .text).notNull().check { ["recording", "complete"].contains($0) }
+                t.column("source", .blob).notNull()                   // the result's `source` object (JSON)
+                t.column("statistics", .blob)                         // the result's `statistics` once complete
+                t.column("header", .blob).notNull()                   // the engine's resume header (JSON)
+                t.column("result", .blob)                             // the whole result (JSON) once complete
+                t.column("updatedAt", .double).notNull()
+            }
+            try db.create(index: "night_startTime", on: "night", columns: ["startTime"])
+            try db.create(table: "journal") { t in
+                t.column("nightId", .text).notNull().references("night", onDelete: .cascade)
+                t.column("sequence", .integer).notNull()
+                t.column("position", .integer).notNull()              // analysis samples (16 kHz) after the chunk
+                t.column("records", .blob).notNull()                  // the engine's records (JSON)
+                t.primaryKey(["nightId", "sequence"])
+            }
+        }
+        return migrator
+    }
+
+    // MARK: - Recording
+
+    /// Takes the store for a recorder: a second recorder on the same store is refused (`.busy`) rather than
+    /// interleaving two nights' writes. Released when the returned lock is released or the process ends (also by a
+    /// crash: the kernel drops the lock, and the night left `recording` then reads as `interrupted`).
+    public func lockForRecording() throws(StoreError) -> RecorderLock {
+        try RecorderLock(storePath: path)
+    }
+
+    /// Starts a night (state `recording`).
+    public func beginNight(id: UUID, startTime: Date, utcOffsetSeconds: Int, source: Data,
+                           header: Data) throws(StoreError) {
+        try write("starting a night") { db in
+            try db.execute(sql: """
+                INSERT INTO night (id, startTime, endTime, utcOffsetSeconds, state, source, header, updatedAt)
+                VALUES (?, ?, ?, ?, 'recording', ?, ?, ?)
+                """, arguments: [id.uuidString, startTime.timeIntervalSince1970, startTime.timeIntervalSince1970,
+                                 utcOffsetSeconds, source, header, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// Puts an interrupted night back into `recording` (its resume), with an updated header.
+    public func reopenNight(id: UUID, header: Data) throws(StoreError) {
+        try write("resuming a night") { db in
+            try db.execute(sql: "UPDATE night SET state = 'recording', header = ?, updatedAt = ? WHERE id = ?",
+                           arguments: [header, Date().timeIntervalSince1970, id.uuidString])
+            guard db.changesCount == 1 else {
+                throw StoreError(.failed, path: path, message: "no night \(id.uuidString) to resume")
+            }
+        }
+    }
+
+    /// Appends journal chunks (each with its sequence number) in one transaction, and moves the night's end.
+    public func appendJournal(night id: UUID, chunks: [JournalChunk], endTime: Date) throws(StoreError) {
+        guard !chunks.isEmpty else { return }
+        try write("writing the journal") { db in
+            for chunk in chunks {
+                try db.execute(sql: "INSERT INTO journal (nightId, sequence, position, records) VALUES (?, ?, ?, ?)",
+                               arguments: [id.uuidString, chunk.sequence, chunk.position, chunk.records])
+            }
+            try db.execute(sql: "UPDATE night SET endTime = ?, updatedAt = ? WHERE id = ?",
+                           arguments: [endTime.timeIntervalSince1970, Date().timeIntervalSince1970, id.uuidString])
+        }
+    }
+
+    /// Stores a night's final result (state `complete`) and drops its journal, in one transaction.
+    public func completeNight(id: UUID, endTime: Date, source: Data, statistics: Data, result: Data) throws(StoreError) {
+        try write("storing the night's result") { db in
+            try db.execute(sql: """
+                UPDATE night SET state = 'complete', endTime = ?, source = ?, statistics = ?, result = ?, updatedAt = ?
+                WHERE id = ?
+                """, arguments: [endTime.timeIntervalSince1970, source, statistics, result, Date().timeIntervalSince1970,
+                                 id.uuidString])
+            guard db.changesCount == 1 else {
+                throw StoreError(.failed, path: path, message: "no night \(id.uuidString) to complete")
+            }
+            try db.execute(sql: "DELETE FROM journal WHERE nightId = ?", arguments: [id.uuidString])
+        }
+    }
+
+    // MARK: - Reading (never blocks a recorder)
+
+    /// Every night, oldest first.
+    public func nights() throws(StoreError) -> [StoredNight] {
+        let recordingNight = RecorderLock.recordingNight(storePath: path)
+        return try read("listing the nights") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, startTime, endTime, utcOffsetSeconds, state, source, statistics, header FROM night
+                ORDER BY startTime, id
+                """).compactMap { Self.night($0, recordingNight: recordingNight) }
+        }
+    }
+
+    /// One night, by id.
+    public func night(_ id: UUID) throws(StoreError) -> StoredNight? {
+        try nights().first { $0.id == id }
+    }
+
+    /// The most recent interrupted night, if any.
+    public func latestInterrupted() throws(StoreError) -> StoredNight? {
+        try nights().last { $0.state == .interrupted }
+    }
+
+    /// A complete night's result (JSON).
+    public func result(of id: UUID) throws(StoreError) -> Data? {
+        try read("reading a result") { db in
+            try Data.fetchOne(db, sql: "SELECT result FROM night WHERE id = ?", arguments: [id.uuidString])
+        }
+    }
+
+    /// A night's journal, in order.
+    public func journal(of id: UUID) throws(StoreError) -> [JournalChunk] {
+        try read("reading a journal") { db in
+            try Row.fetchAll(db, sql: "SELECT sequence, position, records FROM journal WHERE nightId = ? ORDER BY sequence",
+                             arguments: [id.uuidString]).map {
+                JournalChunk(sequence: $0["sequence"], position: $0["position"], records: $0["records"])
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check`: `ok` for a sound database.
+    public func integrityCheck() throws(StoreError) -> String {
+        try read("checking the database") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+        }
+    }
+
+    /// The database file's size in bytes (with its write-ahead log).
+    public var sizeInBytes: Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
+    // MARK: - Maintenance
+
+    /// Deletes a night and its journal; false if there is no such night. A night being recorded is refused.
+    @discardableResult
+    public func delete(_ id: UUID) throws(StoreError) -> Bool {
+        if RecorderLock.recordingNight(storePath: path) == id {
+            throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
+        }
+        return try write("deleting a night") { db in
+            try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Deletes the nights that started before `date` (a night being recorded is kept); returns their ids.
+    public func prune(startedBefore date: Date) throws(StoreError) -> [UUID] {
+        let recording = RecorderLock.recordingNight(storePath: path)
+        let old = try nights().filter { $0.startTime < date && $0.id != recording }.map(\.id)
+        try write("pruning nights") { db in
+            for id in old { try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString]) }
+        }
+        return old
+    }
+
+    // MARK: - Helpers
+
+    private static func night(_ row: Row, recordingNight: UUID?) -> StoredNight? {
+        guard let idText: String = row["id"], let id = UUID(uuidString: idText) else { return nil }
+        let stored: String = row["state"]
+        let state: StoredNight.State = stored == "complete" ? .complete : id == recordingNight ? .recording : .interrupted
+        return StoredNight(id: id, startTime: Date(timeIntervalSince1970: row["startTime"]),
+                           endTime: Date(timeIntervalSince1970: row["endTime"]), utcOffsetSeconds: row["utcOffsetSeconds"],
+                           state: state, source: row["source"], statistics: row["statistics"], header: row["header"])
+    }
+
+    private func write<T>(_ doing: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.write(body) } catch let error as StoreError { throw error } catch {
+            throw Self.storeError(error, path: path, doing: doing)
+        }
+    }
+
+    private func read<T>(_ doing: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.read(body) } catch let error as StoreError { throw error } catch {
+            throw Self.storeError(error, path: path, doing: doing)
+        }
+    }
+
+    /// The one place SQLite's result codes become `StoreError`s.
+    static func storeError(_ error: any Error, path: String, doing: String) -> StoreError {
+        guard let db = error as? DatabaseError else {
+            return StoreError(.failed, path: path, message: "\(doing) failed (\(error))")
+        }
+        let detail = db.message.map { " (\($0))" } ?? ""
+        switch db.resultCode {
+        case .SQLITE_FULL:
+            return StoreError(.full, path: path, message: "the disk or the store's size limit is full while \(doing)")
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            return StoreError(.unwritable, path: path, message: "cannot write the store while \(doing)\(detail)")
+        case .SQLITE_NOTADB:
+            return StoreError(.unwritable, path: path, message: "is not a sleepcycle store (not an SQLite database)")
+        case .SQLITE_CORRUPT:
+            return StoreError(.unusable, path: path, message: "the database is damaged (\(doing))\(detail)")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StoreError(.busy, path: path, message: "the store is busy (\(doing))\(detail)")
+        default:
+            return StoreError(.failed, path: path, message: "\(doing) failed\(detail)")
+        }
+    }
+
+    /// Makes the store's folder (0700) when it does not exist.
+    private static func makeFolder(for path: String) throws(StoreError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(.unwritable, path: path, message: "cannot create its folder \(MessageText.path(folder)) "
+                + "(\((error as NSError).localizedDescription))")
+        }
+    }
+}

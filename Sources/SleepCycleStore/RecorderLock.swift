@@ -1,0 +1,64 @@
+import Foundation
+
+/// The store's recorder lock: an advisory `flock(2)` on `<store>.lock`, held while a recorder writes, with the
+/// recorder's process id and the night it records written in the file. A second recorder is refused instead of
+/// interleaving two nights; a reader tells a night being recorded from an interrupted one by whether the lock is
+/// held. The kernel releases the lock when its holder dies (a `kill -9`, a power cut), so an interrupted night is
+/// never mistaken for a live one.
+public final class RecorderLock: @unchecked Sendable {
+    private var fd: Int32
+    private let path: String
+
+    init(storePath: String) throws(StoreError) {
+        path = storePath + ".lock"
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError(.unwritable, path: storePath, message: "cannot create the lock file (\(String(cString: strerror(errno))))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.contents(fd: fd).pid.map { " (process \($0))" } ?? ""
+            close(fd)
+            fd = -1
+            throw StoreError(.busy, path: storePath, message: "another recorder is using this store\(holder); one "
+                + "recorder per store: stop it, or give this one another --store")
+        }
+    }
+
+    deinit { release() }
+
+    /// Notes the night being recorded (nil: none yet).
+    public func recording(_ night: UUID?) {
+        guard fd >= 0 else { return }
+        let text = "\(getpid()) \(night?.uuidString ?? "-")\n"
+        _ = ftruncate(fd, 0)
+        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+    }
+
+    /// Releases the lock (idempotent).
+    public func release() {
+        guard fd >= 0 else { return }
+        _ = ftruncate(fd, 0)
+        close(fd)
+        fd = -1
+    }
+
+    /// The night a live recorder is recording in the store at `storePath`, if one holds its lock.
+    static func recordingNight(storePath: String) -> UUID? {
+        let fd = open(storePath + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil           // nobody holds it
+        }
+        return contents(fd: fd).night
+    }
+
+    private static func contents(fd: Int32) -> (pid: Int32?, night: UUID?) {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let n = pread(fd, &buffer, buffer.count - 1, 0)
+        guard n > 0 else { return (nil, nil) }
+        let parts = String(cString: buffer).split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return (parts.first.flatMap { Int32($0) }, parts.count > 1 ? UUID(uuidString: parts[1]) : nil)
+    }
+}

@@ -1,0 +1,192 @@
+import ArgumentParser
+import Foundation
+import SleepCycle
+import SleepCycleFormats
+
+/// `sleepcycle sessions list|show|export|delete|prune`: the nights in the store.
+struct Sessions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The nights in the store: list them, show or export one, delete or prune them.",
+        discussion: "The store is --store PATH, else $SLEEPCYCLE_STORE, else $XDG_DATA_HOME/sleepcycle/nights.sqlite "
+            + "(~/.local/share/sleepcycle/nights.sqlite). A night is named by its session id or a unique prefix of it.",
+        subcommands: [List.self, Show.self, Export.self, Delete.self, Prune.self])
+}
+
+/// `--store PATH` and the night store it opens.
+struct StoreOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The night store (an SQLite database; default: $SLEEPCYCLE_STORE, else "
+                               + "$XDG_DATA_HOME/sleepcycle/nights.sqlite).", valueName: "path"), completion: .file())
+    var store: String?
+
+    var path: String { store ?? NightStore.defaultPath() }
+
+    /// The store, or nil when there is none yet (nothing has been recorded).
+    func existing() throws -> NightStore? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+        guard !isDirectory.boolValue else {
+            throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
+        }
+        return try NightStore(path: path)
+    }
+
+    /// The night `id` names (a session id or a unique prefix of one).
+    func night(_ id: String) throws -> (NightStore, StoredNight) {
+        guard let store = try existing() else {
+            throw CLIError(.noInput, "\(MessageText.path(path)): no store here yet (nothing has been recorded)")
+        }
+        let wanted = id.uppercased()
+        let matches = try store.nights().filter { $0.id.uuidString.hasPrefix(wanted) }
+        guard !wanted.isEmpty, matches.count == 1, let night = matches.first else {
+            throw CLIError(.usage, matches.isEmpty ? "no night \(MessageText.field(id)) in \(MessageText.path(path))"
+                : "'\(MessageText.field(id))' names \(matches.count) nights; give more of the id")
+        }
+        return (store, night)
+    }
+}
+
+extension Sessions {
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the stored nights, oldest first.")
+        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv }
+        @Option(help: "Output format: text, json or csv.") var format: Format = .text
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func run() throws {
+            diagnostics.bootstrap()
+            let nights = try storeOptions.existing()?.nights() ?? []
+            let text: String
+            switch format {
+            case .json: text = SessionsFormat.json(nights)
+            case .csv: text = SessionsFormat.csv(nights)
+            case .text: text = SessionsFormat.text(nights)
+            }
+            try OutputTarget.standardOutput.write(text)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a stored night's result, as analyze prints it (a night still recording or interrupted: "
+                + "the result of its journal so far).")
+        @Argument(help: "The night's session id (or a unique prefix).") var id: String
+        @Option(help: "Output format: text or json (the JSON of docs/json.md).") var format: Analyze.Format = .text
+        @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
+                completion: .file())
+        var output: String?
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func run() throws {
+            diagnostics.bootstrap()
+            try Self.print(id: id, format: format, output: output, store: storeOptions)
+        }
+
+        static func print(id: String, format: Analyze.Format, output: String?, store: StoreOptions) throws {
+            let destination = try OutputTarget.resolve(output, inputs: [store.path])
+            let (nights, night) = try store.night(id)
+            let result = try nights.analysisResult(of: night)
+            try destination.write(format == .json ? result.jsonString() : result.textSummary())
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a stored night's result to a file (as show; "
+            + "JSON by default).")
+        @Argument(help: "The night's session id (or a unique prefix).") var id: String
+        @Option(help: "Output format: json (default) or text.") var format: Analyze.Format = .json
+        @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
+                completion: .file())
+        var output: String?
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func run() throws {
+            diagnostics.bootstrap()
+            try Show.print(id: id, format: format, output: output, store: storeOptions)
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a stored night (its result and journal).")
+        @Argument(help: "The night's session id (or a unique prefix).") var id: String
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func run() throws {
+            diagnostics.bootstrap()
+            let (store, night) = try storeOptions.night(id)
+            try store.delete(night.id)
+            Diagnostics.log.info("deleted night \(night.id.uuidString)")
+        }
+    }
+
+    struct Prune: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete the nights that started longer ago than "
+            + "--older-than (a night being recorded is kept).")
+        @Option(help: ArgumentHelp("Age, e.g. 30d, 12h, 2d12h.", valueName: "duration"),
+                transform: { try DurationText.parse($0, range: 0...(100 * 366 * 86_400)).seconds })
+        var olderThan: Double
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func run() throws {
+            diagnostics.bootstrap()
+            guard let store = try storeOptions.existing() else { return }
+            let removed = try store.prune(startedBefore: Date().addingTimeInterval(-olderThan))
+            Diagnostics.log.info("pruned \(removed.count) night(s)")
+            try OutputTarget.standardOutput.write(removed.map { $0.uuidString + "\n" }.joined())
+        }
+    }
+}
+
+/// The list of nights as text, JSON (the contract's `sessions list --format json`) and CSV.
+enum SessionsFormat {
+    static func json(_ nights: [StoredNight]) -> String {
+        let items = nights.map { n -> String in
+            let source = String(decoding: n.source, as: UTF8.self)
+            let statistics = n.statistics.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+            return "  {\"sessionId\": \"\(n.id.uuidString)\", \"startTime\": \"\(ISO8601Time.utcString(from: n.startTime))\", "
+                + "\"endTime\": \"\(ISO8601Time.utcString(from: n.endTime))\", \"state\": \"\(n.state.rawValue)\", "
+                + "\"source\": \(source), \"statistics\": \(statistics)}"
+        }
+        return items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n"
+    }
+
+    static let csvHeader = "session_id,start_time,end_time,state,duration_s,total_sleep_s,sleep_onset_latency_s,"
+        + "sleep_efficiency,awakenings,snore_time_s"
+
+    static func csv(_ nights: [StoredNight]) -> String {
+        var out = csvHeader + "\n"
+        for n in nights {
+            let s = statistics(n)
+            func number(_ key: String) -> String { (s[key] as? NSNumber).map { "\($0)" } ?? "" }
+            out += [n.id.uuidString, ISO8601Time.utcString(from: n.startTime), ISO8601Time.utcString(from: n.endTime),
+                    n.state.rawValue, String(format: "%.3f", n.endTime.timeIntervalSince(n.startTime)),
+                    number("totalSleepDuration"), number("sleepOnsetLatency"), number("sleepEfficiency"),
+                    number("numberOfAwakenings"), number("snoreTime")].joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    static func text(_ nights: [StoredNight]) -> String {
+        guard !nights.isEmpty else { return "no nights stored\n" }
+        var out = "session                               start (local)         length      state        asleep\n"
+        for n in nights {
+            let local = ISO8601Time.LocalParts(date: n.startTime, utcOffsetSeconds: n.utcOffsetSeconds)
+            let length = Int(n.endTime.timeIntervalSince(n.startTime))
+            let asleep = (statistics(n)["totalSleepDuration"] as? NSNumber).map { hm(Int($0.doubleValue)) } ?? "–"
+            out += n.id.uuidString + "  " + local.dateString + " " + local.clock().prefix(5) + "  "
+                + hm(length).padding(toLength: 10, withPad: " ", startingAt: 0) + "  "
+                + n.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  " + asleep + "\n"
+        }
+        return out
+    }
+
+    private static func statistics(_ n: StoredNight) -> [String: Any] {
+        n.statistics.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+    }
+
+    private static func hm(_ seconds: Int) -> String { "\(seconds / 3600) h \(String(format: "%02d", seconds % 3600 / 60)) min" }
+}

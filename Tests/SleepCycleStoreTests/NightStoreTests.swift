@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SleepCycleStore
+
+@Suite final class NightStoreTests {
+    let dir: URL
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+    }
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    func store(_ name: String = "nights.sqlite", maximumBytes: Int64? = nil) throws -> NightStore {
+        try NightStore(path: dir.appendingPathComponent(name).path, maximumBytes: maximumBytes)
+    }
+
+    let start = Date(timeIntervalSince1970: 1_767_304_800)
+
+    @Test func aNightGoesFromRecordingToComplete() throws {
+        let s = try store()
+        var st = stat()
+        #expect(stat(dir.path, &st) == 0 && st.st_mode & 0o777 == 0o700)     // a private folder
+        let id = UUID()
+        let lock = try s.lockForRecording()
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 3600, source: Data("{}".utf8), header: Data("h".utf8))
+        lock.recording(id)
+        try s.appendJournal(night: id, chunks: [JournalChunk(sequence: 0, position: 8000, records: Data("[1]".utf8)),
+                                                JournalChunk(sequence: 1, position: 16000, records: Data("[2]".utf8))],
+                            endTime: start.addingTimeInterval(1))
+        #expect(try s.nights().map(\.state) == [.recording])
+        #expect(try s.journal(of: id).map(\.position) == [8000, 16000])
+        #expect(try s.night(id)?.endTime == start.addingTimeInterval(1))
+        try s.completeNight(id: id, endTime: start.addingTimeInterval(60), source: Data("{\"a\":1}".utf8),
+                            statistics: Data("{\"b\":2}".utf8), result: Data("{\"r\":3}".utf8))
+        #expect(try s.nights().map(\.state) == [.complete])
+        #expect(try s.result(of: id) == Data("{\"r\":3}".utf8))
+        #expect(try s.journal(of: id).isEmpty)
+        #expect(try s.integrityCheck() == "ok")
+    }
+
+    /// A night left `recording` whose recorder is gone reads as interrupted; one recorder per store.
+    @Test func interruptedNightsAndTheRecorderLock() throws {
+        let s = try store()
+        let id = UUID()
+        var lock: RecorderLock? = try s.lockForRecording()
+        lock?.recording(id)
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        #expect(throws: StoreError.self) { try s.lockForRecording() }
+        do { _ = try s.lockForRecording() } catch { #expect(error.kind == .busy && error.description.contains("another recorder")) }
+        #expect(try s.latestInterrupted() == nil)
+        #expect(throws: StoreError.self) { try s.delete(id) }              // being recorded
+        lock?.release()
+        lock = nil
+        #expect(try s.latestInterrupted()?.id == id)
+        #expect(try s.nights().first?.state == .interrupted)
+        try s.reopenNight(id: id, header: Data("new".utf8))
+        #expect(try s.night(id)?.header == Data("new".utf8))
+    }
+
+    @Test func deleteAndPrune() throws {
+        let s = try store()
+        let old = UUID(), recent = UUID()
+        try s.beginNight(id: old, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        try s.beginNight(id: recent, startTime: Date(), utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        try s.appendJournal(night: old, chunks: [JournalChunk(sequence: 0, position: 1, records: Data())], endTime: start)
+        #expect(try s.prune(startedBefore: Date().addingTimeInterval(-86_400)) == [old])
+        #expect(try s.journal(of: old).isEmpty)                            // its journal went with it
+        #expect(try s.delete(recent))
+        #expect(try !s.delete(recent))
+        #expect(try s.nights().isEmpty)
+    }
+
+    /// A full disk (here the store's size limit, which SQLite reports the same way) fails the write with `.full`
+    /// and leaves what was stored intact.
+    @Test func aFullStoreFailsTheWriteAndKeepsWhatItHas() throws {
+        let s = try store(maximumBytes: 64 * 1024)
+        let id = UUID()
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        var written = 0
+        var failure: StoreError?
+        for k in 0..<1000 {
+            do {
+                try s.appendJournal(night: id, chunks: [JournalChunk(sequence: Int64(k), position: Int64(k),
+                                                                     records: Data(repeating: 7, count: 2000))],
+                                    endTime: start)
+                written += 1
+            } catch { failure = error; break }
+        }
+        #expect(failure?.kind == .full, "\(String(describing: failure))")
+        #expect(try s.journal(of: id).count == written)
+        #expect(try s.integrityCheck() == "ok")
+    }
+
+    @Test func unwritableAndForeignStoresAreOneLineErrors() throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("plain")
+        try Data("x".utf8).write(to: file)
+        do { _ = try NightStore(path: file.path + "/nights.sqlite"); Issue.record("a store under a file") } catch {
+            #expect(error.kind == .unwritable && !error.description.contains("\n"), "\(error)")
+        }
+        let notDB = dir.appendingPathComponent("notes.sqlite")
+        try Data(repeating: 65, count: 4096).write(to: notDB)
+        do { _ = try NightStore(path: notDB.path); Issue.record("a text file as store") } catch {
+            #expect(error.kind == .unwritable || error.kind == .unusable, "\(error)")
+        }
+    }
+
+    @Test func aStoreFromANewerSleepcycleIsRefusedUnchanged() throws {
+        let path = dir.appendingPathComponent("newer.sqlite").path
+        _ = try NightStore(path: path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
+        do { _ = try NightStore(path: path); Issue.record("a newer schema was opened") } catch {
+            #expect(error.kind == .unusable && error.description.contains("newer"), "\(error)")
+        }
+    }
+
+    @Test func defaultPathFollowsTheEnvironment() {
+        #expect(NightStore.defaultPath(environment: ["SLEEPCYCLE_STORE": "/x/s.sqlite"]) == "/x/s.sqlite")
+        #expect(NightStore.defaultPath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/sleepcycle/nights.sqlite")
+        #expect(NightStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/sleepcycle/nights.sqlite")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import SleepCycle
+
+/// A night journaled into the store, cut off as a crash would cut it, and resumed: the result equals that of the
+/// same audio with the same hole analysed in one go, outside the window around the interruption.
+@Suite final class ResumeTests {
+    let dir: URL
+    init() throws { dir = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)") }
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func exampleNight() throws -> [Float] {
+        let source = try AudioFileSource(path: repo.appendingPathComponent("Fixtures/example-night.flac").path)
+        var samples: [Float] = []
+        while case .audio(_, let channels) = try source.read() { samples += channels[0] }
+        return samples
+    }
+
+    static func blocks(_ samples: ArraySlice<Float>, size: Int = 8_000) -> [ScriptedSource.Step] {
+        stride(from: samples.startIndex, to: samples.endIndex, by: size).map {
+            .audio([Array(samples[$0..<min($0 + size, samples.endIndex)])])
+        }
+    }
+
+    @Test func aResumedNightEqualsTheNightWithItsHole() async throws {
+        let night = try Self.exampleNight()
+        let rate = 16_000
+        let crash = 100 * rate, back = 120 * rate
+        let start = Date(timeIntervalSince1970: 1_767_304_800)
+        let store = try NightStore(path: dir.appendingPathComponent("nights.sqlite").path)
+        let id = UUID()
+
+        // The first part, journaled as the engine journals it, then cut off: no end of session, no result.
+        do {
+            let lock = try store.lockForRecording()
+            let source = ScriptedSource(steps: Self.blocks(night[0..<crash]), live: true)
+            let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: rate, channelCount: 1)
+            let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name)
+            let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: 3600, sourceName: source.name,
+                                     sourceSampleRate: rate, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
+                                     hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
+                                     recorderSettings: [:])
+            try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 3600, source: Data("{}".utf8),
+                                 header: try JSONEncoder().encode(header))
+            lock.recording(id)
+            let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
+            let recorder = JournalRecorder(writer: writer, start: 0)
+            pipeline.observe { recorder.observe($0) }
+            for _ in 0..<(crash / 8_000) { pipeline.process(try source.read()) }
+            #expect(writer.drain().isEmpty)
+            lock.release()
+        }
+        #expect(try store.latestInterrupted()?.id == id)
+
+        // Resumed 20 s later on the rest of the night.
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize(store: store)
+        #expect(try await engine.isResumePossible())
+        let rest = ScriptedSource(steps: Self.blocks(night[back...]))
+        let resumedId = try await engine.resumeAnalysis(at: start.addingTimeInterval(120), using: rest)
+        #expect(resumedId == id)
+        try await engine.waitForSourceEnd()
+        let resumed = try await engine.stopAnalysis()
+        #expect(try store.night(id)?.state == .complete)
+        #expect(try store.integrityCheck() == "ok")
+
+        // The same audio with the same hole, in one go.
+        let whole = ScriptedSource(steps: Self.blocks(night[0..<crash]) + [.gap(Int64(back - crash))]
+                                   + Self.blocks(night[back...]))
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: rate, channelCount: 1)
+        var reference = try AnalysisPipeline(info: info, format: whole.format, sourcePath: whole.name).run(source: whole)
+        reference.utcOffsetSeconds = 3600
+
+        #expect(resumed.sessionId == reference.sessionId && resumed.endTime == reference.endTime)
+        // Only the events of the last seconds before the interruption differ: the detector decides an event up to
+        // ~18 s after it ends (its context stage looks ahead), so those the crash caught undecided are lost. The
+        // breathing rates, the hypnogram and the health intervals are the same.
+        let windowStart = start.addingTimeInterval(80)
+        func outside(_ e: SleepEvent) -> Bool { e.end <= windowStart || e.start >= start.addingTimeInterval(100) }
+        let a = resumed.events.filter(outside).map { "\($0.type) \($0.start) \($0.end) \($0.probability)" }
+        let b = reference.events.filter(outside).map { "\($0.type) \($0.start) \($0.end) \($0.probability)" }
+        #expect(a == b)
+        #expect(a.count >= 15)
+        #expect(resumed.breathingRates.map { "\($0.timestamp) \($0.bpm)" } == reference.breathingRates.map { "\($0.timestamp) \($0.bpm)" })
+        #expect(resumed.sleepStageIntervals == reference.sleepStageIntervals)
+        #expect(resumed.audioStatistics == reference.audioStatistics)
+        #expect(resumed.audioStatistics.healthIntervals.contains { $0.status == .missingInput && $0.start == start.addingTimeInterval(100) })
+        #expect(resumed.source.durationSec == 180)
+        #expect(!(try await engine.isResumePossible()))
+    }
+}
