@@ -97,6 +97,8 @@ let package = Package(
         .testTarget(name: "SleepCycleTests", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
         ]),
-        .testTarget(name: "CLITests", dependencies: ["sleepcycle", "SleepCycleAudio"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "sleepcycle", "SleepCycleAudio", "SleepCycleFormats", "SleepCycleStore",
+        ]),
     ]
 )

@@ -20,6 +20,13 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { store ?? NightStore.defaultPath() }
 
+    /// Opens (or creates) the store; `$SLEEPCYCLE_STORE_MAX_BYTES` caps its size (a full store then fails its writes
+    /// as a full disk does — for small partitions, and for testing that path).
+    func open() throws -> NightStore {
+        let cap = ProcessInfo.processInfo.environment["SLEEPCYCLE_STORE_MAX_BYTES"].flatMap(Int64.init)
+        return try NightStore(path: path, maximumBytes: cap)
+    }
+
     /// The store, or nil when there is none yet (nothing has been recorded).
     func existing() throws -> NightStore? {
         var isDirectory: ObjCBool = false
@@ -27,7 +34,7 @@ struct StoreOptions: ParsableArguments {
         guard !isDirectory.boolValue else {
             throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
         }
-        return try NightStore(path: path)
+        return try open()
     }
 
     /// The night `id` names (a session id or a unique prefix of one).

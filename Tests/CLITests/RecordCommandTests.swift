@@ -1,0 +1,299 @@
+import Foundation
+import SleepCycleAudio
+import SleepCycleStore
+import Testing
+
+/// `sleepcycle record` as a user runs it, with no sound card: raw PCM through standard input (and ALSA's `file`
+/// plugin), the store, `kill -9` and `--resume`, SIGTERM, faults, and the `sessions` commands.
+@Suite(.serialized) final class RecordCommandTests {
+    let temp: TemporaryDirectory
+    init() throws { temp = try TemporaryDirectory("sleepcycle-record") }
+
+    /// The example night's 16 kHz samples as raw s16le, repeated `times` times.
+    static func rawNight(times: Int = 1) throws -> Data {
+        let samples = try AnalyzeCommandTests.decodeExample()
+        var pcm = [Int16](); pcm.reserveCapacity(samples.count * times)
+        for _ in 0..<times { for x in samples { pcm.append(Int16(max(-1, min(1, x)) * 32767)) } }
+        return pcm.withUnsafeBytes { Data($0) }
+    }
+
+    static let rawArgs = ["--input", "-", "--input-format", "s16le", "--rate", "16000", "--channels", "1"]
+    static let start = "2026-01-01T23:00:00+01:00"
+    static let startDate = ISO8601DateFormatter().date(from: "2026-01-01T22:00:00Z")!
+
+    func storePath(_ name: String = "nights.sqlite") -> String { temp.path(name) }
+
+    /// A running `sleepcycle` whose standard input the test writes, paced or not.
+    final class Recorder {
+        let process = Process()
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        nonisolated(unsafe) var out = Data(), err = Data()
+        let group = DispatchGroup()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = try #require(BuiltBinary.url)
+            process.arguments = arguments
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            signal(SIGPIPE, SIG_IGN)
+            // A small pipe: what the recorder has not read yet is at most a fraction of a second of audio.
+            _ = fcntl(stdin.fileHandleForWriting.fileDescriptor, 1031 /* F_SETPIPE_SZ */, 4096)
+            try process.run()
+            DispatchQueue.global().async(group: group) { self.out = self.stdout.fileHandleForReading.readDataToEndOfFile() }
+            DispatchQueue.global().async(group: group) { self.err = self.stderr.fileHandleForReading.readDataToEndOfFile() }
+        }
+
+        /// Writes `data` in 0.1-s pieces at `pace` × real time (nil: as fast as the recorder reads); stops early
+        /// (returning the bytes written) when `stop` says so or the recorder is gone.
+        @discardableResult
+        func feed(_ data: Data, pace: Double?, stop: (Int) -> Bool = { _ in false }) -> Int {
+            let piece = 3_200      // 0.1 s of 16 kHz s16le mono
+            var written = 0
+            let began = Date()
+            let fd = stdin.fileHandleForWriting.fileDescriptor
+            while written < data.count, !stop(written) {
+                let n = min(piece, data.count - written)
+                let ok = data.withUnsafeBytes { raw -> Bool in
+                    var done = 0
+                    while done < n {
+                        let w = write(fd, raw.baseAddress! + written + done, n - done)
+                        if w < 0 && errno == EINTR { continue }
+                        if w <= 0 { return false }
+                        done += w
+                    }
+                    return true
+                }
+                guard ok else { break }
+                written += n
+                if let pace {
+                    let due = Double(written) / 32_000 / pace
+                    let wait = due - Date().timeIntervalSince(began)
+                    if wait > 0 { usleep(UInt32(wait * 1e6)) }
+                }
+            }
+            return written
+        }
+
+        func closeInput() { try? stdin.fileHandleForWriting.close() }
+
+        func wait() -> (status: Int32, reason: Process.TerminationReason, stdout: String, stderr: String) {
+            process.waitUntilExit()
+            group.wait()
+            return (process.terminationStatus, process.terminationReason, String(decoding: out, as: UTF8.self),
+                    String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    @Test func aNightFromStandardInputIsStoredAndPrinted() throws {
+        let store = storePath()
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--format", "json"],
+                                    stdin: try Self.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let id = try #require(json["sessionId"] as? String)
+        #expect(json["endTime"] as? String == "2026-01-01T22:03:00.000Z")
+        #expect(json["utcOffset"] as? String == "+01:00")
+        #expect(((json["events"] as? [Any])?.count ?? 0) >= 18, "\(json["events"] ?? "")")
+        // The same analysis as analyze gives on the same samples.
+        let analyzed = try AnalyzeCommandTests.analyze([AnalyzeCommandTests.repo.appendingPathComponent("Fixtures/example-night.flac").path,
+                                                        "--format", "json", "--start", Self.start])
+        let events = { (s: String) in s.components(separatedBy: "\"events\"")[1].components(separatedBy: "\"statistics\"")[0] }
+        #expect(events(analyzed.stdout) == events(r.stdout))
+        // Stored: complete, and shown exactly as printed.
+        let list = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+        #expect(list.status == 0 && list.stdout.contains("\"state\": \"complete\"") && list.stdout.contains(id), "\(list.stdout)")
+        let shown = try BuiltBinary.run(["sessions", "show", String(id.prefix(8)), "--store", store, "--format", "json"])
+        #expect(shown.status == 0 && shown.stdout == r.stdout, "\(shown.stderr)")
+        #expect(try NightStore(path: store).integrityCheck() == "ok")
+    }
+
+    @Test func sigtermMidNightStoresACompleteResult() throws {
+        let store = storePath()
+        let recorder = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--format", "json"])
+        let data = try Self.rawNight()
+        let began = Date()
+        recorder.feed(data, pace: 20) { _ in Date().timeIntervalSince(began) > 4 }      // about 80 s of the night
+        kill(recorder.process.processIdentifier, SIGTERM)
+        recorder.closeInput()
+        let r = recorder.wait()
+        #expect(r.reason == .exit && r.status == 0, "\(r.status) \(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let nights = try NightStore(path: store).nights()
+        #expect(nights.count == 1 && nights[0].state == .complete)
+        #expect(json["endTime"] as? String == ISO8601Time.utcString(from: nights[0].endTime))
+        #expect(nights[0].endTime.timeIntervalSince(Self.startDate) > 40)
+    }
+
+    /// The recorder is killed (`kill -9`) at 21 random moments of a paced feed and resumed each time: the store stays
+    /// sound, at most 2 s of the analysed audio before each kill is lost, and the final result equals an
+    /// uninterrupted night's outside the windows around the interruptions.
+    @Test func killedAndResumed21TimesTheNightSurvives() throws {
+        let store = storePath()
+        let data = try Self.rawNight(times: 8)          // 24 minutes
+        let bytesPerSecond = 32_000
+        var rng = SystemRandomNumberGenerator()
+        var offset = 0                                   // bytes of the night the next recorder starts at
+        var windows: [(Double, Double)] = []
+        var sessionId: String?
+        for kill in 0...21 {
+            var arguments = ["record"] + Self.rawArgs + ["--store", store, "--format", "json",
+                "--start", ISO8601Time(date: Self.startDate.addingTimeInterval(Double(offset) / Double(bytesPerSecond)),
+                                       utcOffsetSeconds: 3600).description]
+            if kill > 0 { arguments.insert("--resume", at: 1) }
+            let recorder = try Recorder(arguments)
+            let remaining = data[offset...]
+            if kill == 21 {
+                recorder.feed(Data(remaining), pace: nil)
+                recorder.closeInput()
+                let r = recorder.wait()
+                #expect(r.status == 0, "\(r.stderr)")
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+                #expect(json["sessionId"] as? String == sessionId)
+                try compareWithUninterrupted(json, windows: windows)
+                break
+            }
+            let runFor = Double.random(in: 0.8...2.5, using: &rng)       // seconds of wall time at 30× real time
+            let began = Date()
+            let fed = recorder.feed(Data(remaining), pace: 30) { _ in Date().timeIntervalSince(began) > runFor }
+            Foundation.kill(recorder.process.processIdentifier, SIGKILL)
+            recorder.closeInput()
+            let r = recorder.wait()
+            #expect(r.reason == .uncaughtSignal, "kill \(kill): \(r.stderr)")
+            let s = try NightStore(path: store)
+            #expect(try s.integrityCheck() == "ok", "kill \(kill)")
+            let night = try #require(try s.nights().last)
+            #expect(night.state == .interrupted, "kill \(kill)")
+            sessionId = sessionId ?? night.id.uuidString
+            #expect(night.id.uuidString == sessionId)
+            let fedUntil = Double(offset + fed) / Double(bytesPerSecond)
+            let journaled = night.endTime.timeIntervalSince(Self.startDate)
+            // What was fed but not journaled: at most 2 s (the pipe holds 0.13 s, a block 0.5 s, a chunk 0.5 s).
+            #expect(fedUntil - journaled <= 2.0, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
+            // The next recorder starts a few seconds of audio later (the downtime).
+            offset += fed + bytesPerSecond * Int.random(in: 1...5, using: &rng)
+            offset -= offset % 2
+            windows.append((journaled - 20, Double(offset) / Double(bytesPerSecond) + 60))
+            if offset >= data.count - bytesPerSecond * 30 { offset = data.count - bytesPerSecond * 30 }
+        }
+    }
+
+    /// Events, breathing rates and stages outside the windows around the interruptions equal those of the same
+    /// audio analysed without interruption.
+    private func compareWithUninterrupted(_ json: [String: Any], windows: [(Double, Double)]) throws {
+        let reference = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("reference.sqlite"),
+                                             "--format", "json", "--start", Self.start],
+                                            stdin: try Self.rawNight(times: 8))
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let ref = try #require(try JSONSerialization.jsonObject(with: Data(reference.stdout.utf8)) as? [String: Any])
+        let parse = ISO8601DateFormatter()
+        parse.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func seconds(_ s: Any?) -> Double { (s as? String).flatMap { parse.date(from: $0) }.map { $0.timeIntervalSince(Self.startDate) } ?? -1 }
+        func outside(_ a: Double, _ b: Double) -> Bool { !windows.contains { a < $0.1 && b > $0.0 } }
+        func events(_ j: [String: Any]) -> [String] {
+            (j["events"] as? [[String: Any]] ?? []).filter { outside(seconds($0["start"]), seconds($0["end"])) }
+                .map { "\($0["type"]!) \($0["start"]!) \($0["end"]!)" }
+        }
+        let mine = events(json), theirs = events(ref)
+        #expect(mine == theirs, "\(Set(mine).symmetricDifference(theirs).sorted().prefix(6))")
+        #expect(mine.count >= 20, "only \(mine.count) events outside the windows")
+        func rates(_ j: [String: Any]) -> [String] {
+            (j["breathingRates"] as? [[String: Any]] ?? []).filter { outside(seconds($0["timestamp"]) - 30, seconds($0["timestamp"]) + 30) }
+                .map { "\($0["timestamp"]!) \($0["bpm"]!)" }
+        }
+        #expect(rates(json) == rates(ref))
+    }
+
+    @Test func durationStopsTheNight() throws {
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath(), "--format", "json",
+                                     "--start", Self.start, "--duration", "30s"], stdin: try Self.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let end = try #require(json["endTime"] as? String)
+        #expect(end >= "2026-01-01T22:00:30.000Z" && end <= "2026-01-01T22:00:31.000Z", "\(end)")
+    }
+
+    @Test func storeProblemsAreOneLineBeforeCapture() throws {
+        let file = temp.path("plain")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", file + "/nights.sqlite"], stdin: try Self.rawNight())
+        #expect(r.status == 73 && r.stderr.split(separator: "\n").count == 1, "\(r.status) \(r.stderr)")
+        // A second recorder on the same store is refused at once; the first is not disturbed.
+        let store = storePath()
+        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--format", "json"])
+        first.feed(try Self.rawNight(), pace: 50) { $0 > 32_000 * 20 }
+        let second = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
+        #expect(second.status == 75 && second.stderr.contains("another recorder"), "\(second.status) \(second.stderr)")
+        first.closeInput()
+        #expect(first.wait().status == 0)
+        // No interrupted night: --resume is a one-line error.
+        let none = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
+        #expect(none.status == 66 && none.stderr.contains("no interrupted night"), "\(none.status) \(none.stderr)")
+    }
+
+    /// A full disk (the store's size limit, which SQLite reports like a full disk): the night goes on in memory,
+    /// the result is printed with a warning, the exit status says it was not stored, and the store stays sound.
+    @Test func aFullStoreKeepsTheNightInMemory() throws {
+        let store = storePath()
+        let p = Process()
+        p.executableURL = try #require(BuiltBinary.url)
+        p.arguments = ["record"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", Self.start]
+        p.environment = ProcessInfo.processInfo.environment.merging(["SLEEPCYCLE_STORE_MAX_BYTES": "65536"]) { $1 }
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        p.standardInput = input; p.standardOutput = output; p.standardError = errors
+        try p.run()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async { errData = errors.fileHandleForReading.readDataToEndOfFile() }
+        try input.fileHandleForWriting.write(contentsOf: try Self.rawNight(times: 4))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let stderr = String(decoding: errData, as: UTF8.self)
+        #expect(p.terminationStatus == 74, "\(stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: out) as? [String: Any])
+        let codes = (json["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(codes.contains("notStored"), "\(codes)")
+        #expect(try NightStore(path: store).integrityCheck() == "ok")
+    }
+
+    @Test func sessionsCommandsOnAStore() throws {
+        let store = storePath()
+        for start in ["2026-01-01T23:00:00+01:00", "2026-01-02T23:00:00+01:00"] {
+            let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store, "--start", start, "--duration", "60s"],
+                                        stdin: try Self.rawNight())
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let list = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+        let nights = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(nights.count == 2 && nights.allSatisfy { $0["state"] as? String == "complete" && $0["statistics"] is [String: Any] })
+        let csv = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "csv"])
+        #expect(csv.stdout.split(separator: "\n").count == 3 && csv.stdout.hasPrefix("session_id,start_time"))
+        let text = try BuiltBinary.run(["sessions", "list", "--store", store])
+        #expect(text.stdout.contains("2026-01-02 23:00") && text.stdout.contains("complete"), "\(text.stdout)")
+        let first = try #require(nights.first?["sessionId"] as? String)
+        let out = temp.path("night.json")
+        let export = try BuiltBinary.run(["sessions", "export", first, "--store", store, "--output", out])
+        #expect(export.status == 0 && (try String(contentsOfFile: out, encoding: .utf8)).contains(first))
+        let textShow = try BuiltBinary.run(["sessions", "show", first, "--store", store])
+        #expect(textShow.stdout.contains("recording   23:00:00 → 23:01:00 UTC+01:00"), "\(textShow.stdout)")
+        #expect(try BuiltBinary.run(["sessions", "show", "ZZZ", "--store", store]).status == 64)
+        #expect(try BuiltBinary.run(["sessions", "delete", first, "--store", store]).status == 0)
+        let pruned = try BuiltBinary.run(["sessions", "prune", "--older-than", "1d", "--store", store])
+        #expect(pruned.status == 0 && pruned.stdout.split(separator: "\n").count == 1)
+        #expect(try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"]).stdout == "[]\n")
+        #expect(try BuiltBinary.run(["sessions", "list", "--store", temp.path("none.sqlite")]).stdout == "no nights stored\n")
+    }
+
+    @Test func anAlarmCommandRunsOnceWithTheRuleAndTime() throws {
+        let marker = temp.path("alarm.txt")
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + [
+            "--store", storePath(), "--start", "2026-01-01T06:59:00+01:00", "--alarm", "07:01", "--alarm-window", "1m",
+            "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE $SLEEPCYCLE_ALARM_TIME\" >> '\(marker)'", "--format", "json",
+        ], stdin: try Self.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        usleep(300_000)
+        let lines = try String(contentsOfFile: marker, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.hasSuffix("Z") == true)
+    }
+}
