@@ -14,12 +14,18 @@ extension AudioFileSource {
 
     /// "N non-finite or out-of-range samples (NaN, ±Inf or beyond ±16) replaced by silence, the first at 0:12:34.5".
     func invalidSampleWarning() -> AudioError? {
-        guard invalidSampleCount > 0 else { return nil }
-        let noun = invalidSampleCount == 1 ? "sample" : "samples"
-        let first = invalidSampleCount == 1 ? "at" : "the first at"
-        return AudioError(.invalidSamples, path: path, message: "\(invalidSampleCount) non-finite or out-of-range "
+        Self.invalidSampleWarning(path: path, count: invalidSampleCount, firstTime: firstInvalidSampleTime ?? 0)
+    }
+
+    /// The same line for any source that sanitises: `count` samples replaced, the first `firstTime` seconds into the
+    /// input; nil when `count` is 0.
+    static func invalidSampleWarning(path: String, count: Int64, firstTime: Double) -> AudioError? {
+        guard count > 0 else { return nil }
+        let noun = count == 1 ? "sample" : "samples"
+        let first = count == 1 ? "at" : "the first at"
+        return AudioError(.invalidSamples, path: path, message: "\(count) non-finite or out-of-range "
             + "\(noun) (NaN, ±Inf or beyond ±\(Int(SampleSanitizer.bound))) replaced by silence, \(first) "
-            + Self.clockTime(firstInvalidSampleTime ?? 0))
+            + clockTime(firstTime))
     }
 
     /// A stream time as H:MM:SS.s (tenths truncated, so a sample at 1.96 s reads 0:00:01.9).
