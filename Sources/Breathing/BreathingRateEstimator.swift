@@ -59,7 +59,8 @@ public struct BreathingRateEstimator: AnalysisConsumer {
     struct ChannelState: Sendable {
         var envelope: BreathingEnvelope
         var features: FeatureEnvelope
-        /// Envelope samples of the current segment (at most `windowLength`).
+        /// Envelope samples of the current segment (at most `windowLength` + `hopLength`: a segment that starts off
+        /// the grid holds the samples before its first grid point until its first window).
         var buffer: [Float] = []
         /// Envelope block index of `buffer[0]`.
         var bufferStart: Int64 = 0
@@ -123,7 +124,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
                 highHz: configuration.bandHighHz, sampleRate: Double(AnalysisClock.sampleRate)),
                 features: FeatureEnvelope(hopLength: configuration.envelopeHopLength))
         }
-        for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength) }
+        for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength + configuration.hopLength) }
     }
 
     private mutating func process(_ block: AudioBlock) -> [AnalysisEvent] {
@@ -184,13 +185,22 @@ public struct BreathingRateEstimator: AnalysisConsumer {
             channels[c].sliding = false
         }
         channels[c].buffer.append(sample.value)
-        let window = configuration.windowLength
-        if channels[c].buffer.count == window {
+        // Sliding windows start on the timeline's grid (multiples of the hop), also after a gap or a resume, so
+        // that the estimates after it are those an uninterrupted night gives there; the samples before the first
+        // grid point of a segment only count if the segment never fills a window (`endSegment`).
+        let window = configuration.windowLength, hop = Int64(configuration.hopLength)
+        let start = channels[c].bufferStart
+        let aligned = start >= 0 ? (start + hop - 1) / hop * hop : start / hop * hop
+        let skip = Int(aligned - start)
+        if channels[c].buffer.count - skip == window {
+            if skip > 0 {
+                channels[c].buffer.removeFirst(skip)
+                channels[c].bufferStart = aligned
+            }
             analyze(c, count: window, into: &out)
             channels[c].sliding = true
-            let hop = configuration.hopLength
-            channels[c].buffer.removeFirst(hop)
-            channels[c].bufferStart += Int64(hop)
+            channels[c].buffer.removeFirst(Int(hop))
+            channels[c].bufferStart += hop
         }
     }
 

@@ -14,7 +14,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
             + "69 audio device unavailable, 70 internal error, 73 output refused or not creatable, 74 read or "
             + "write failure, 75 store busy (docs/cli.md).",
         version: SleepCycleVersion.current,
-        subcommands: [Analyze.self, Sessions.self, Features.self, Stage.self, BreathingEval.self,
+        subcommands: [Analyze.self, Record.self, Sessions.self, Features.self, Stage.self, BreathingEval.self,
                       DetectDev.self]
     )
 

@@ -79,17 +79,30 @@ struct FeatureAnalyzerStreamingTests {
         }
     }
 
-    @Test func resetRestartsFramingAtTheGivenSample() throws {
+    @Test func resetRestartsFramingOnTheTimelinesGrid() throws {
         let x = Self.signal(5000)
         let a = try FeatureAnalyzer(frameLength: 512, hopLength: 256)
         _ = a.process(Self.signal(3000))
         a.reset(startSample: 1_000_000)  // e.g. after a gap; unfinished frames are dropped
         let head = a.process(x)
         let tail = a.finish()
-        #expect(head?.start == 1_000_000)
-        let fresh = try FeatureAnalyzer.analyze(x, frameLength: 512, hopLength: 256)
-        #expect(((head?.values ?? []) + (tail?.values ?? [])) == fresh.values)
-        #expect(tail.map { $0.start } == 1_000_000 + Int64((head?.count ?? 0) * 256))
+        // 1_000_000 = 3906·256 + 64: the first frame is centred on the next multiple of the hop.
+        #expect(head?.start == 1_000_192)
+        #expect(tail.map { $0.start } == 1_000_192 + Int64((head?.count ?? 0) * 256))
+        // Once a frame lies wholly after the restart, it is the frame of an uninterrupted stream there.
+        let whole = try FeatureAnalyzer.analyze([Float](repeating: 0, count: 1_000_000) + x, frameLength: 512, hopLength: 256)
+        let values = (head?.values ?? []) + (tail?.values ?? [])
+        let firstWhole = 1                                     // centre 1_000_192 + 256: starts at 1_000_192
+        let k0 = Int(1_000_192 / 256)
+        for k in firstWhole..<((head?.count ?? 0) - 1) {
+            let mine = Array(values[(k * FeatureLayout.stride)..<((k + 1) * FeatureLayout.stride)])
+            let theirs = Array(whole.values[((k0 + k) * FeatureLayout.stride)..<((k0 + k + 1) * FeatureLayout.stride)])
+            #expect(mine.dropLast(1) == theirs.dropLast(1), "frame \(k)")       // spectral flux (last) needs the previous frame
+        }
+        // A restart on the grid behaves as a fresh stream.
+        a.reset(startSample: 1_000_192)
+        let aligned = (a.process(x)?.values ?? []) + (a.finish()?.values ?? [])
+        #expect(aligned == (try FeatureAnalyzer.analyze(x, frameLength: 512, hopLength: 256)).values)
     }
 
     @Test func finishContinuesAsANewStream() throws {
@@ -98,7 +111,7 @@ struct FeatureAnalyzerStreamingTests {
         let end = a.finish()
         #expect(end != nil)
         let next = a.process(Self.signal(1000))
-        #expect(next?.start == 1000)  // the first frame of the next stream is centred on its first sample
+        #expect(next?.start == 1024)  // the first frame of the next stream is centred on the next grid sample
     }
 
     @Test func fluxIsZeroOnFirstFrameAndPositiveOnOnsets() throws {

@@ -6,6 +6,11 @@
 /// frames (librosa's count). Frames are produced as soon as their last sample has arrived, so the result does
 /// not depend on how the samples are split into `process` calls; `finish()` pads the end and yields the rest.
 ///
+/// Frame centres stay on the timeline's grid (multiples of `hopLength`) across restarts: after
+/// `reset(startSample:)` the first frame is centred on the first grid sample at or after the restart, so once a
+/// frame lies wholly after a gap it is the frame an uninterrupted stream has there (a resumed night, a damaged
+/// stretch of a file).
+///
 /// Lifecycle (Essentia-style configure/compute/reset): `init` validates and allocates every buffer; `process`
 /// and `finish` allocate only the returned block's storage; `reset(startSample:)` starts a new stream.
 public final class FeatureAnalyzer {
@@ -27,6 +32,8 @@ public final class FeatureAnalyzer {
     private var received: Int64 = 0
     /// Frames produced since the stream started.
     private var framesDone: Int64 = 0
+    /// Stream position of the first frame's centre: from the stream's start to the next grid sample.
+    private var phase: Int64 = 0
 
     /// - Parameters:
     ///   - frameLength: FFT / frame size in samples; even, 64…65536 (each of the 8 band-energy bands then holds
@@ -63,9 +70,12 @@ public final class FeatureAnalyzer {
     }
 
     /// Restarts framing: the next sample given to `process` is timeline sample `startSample` (e.g. after an
-    /// audio gap). Pending samples and unfinished frames are discarded — call `finish()` first to keep them.
+    /// audio gap); the first frame is centred on the first multiple of `hopLength` at or after it. Pending samples
+    /// and unfinished frames are discarded — call `finish()` first to keep them.
     public func reset(startSample: Int64) {
         origin = startSample
+        let hop = Int64(hopLength)
+        phase = (hop - startSample % hop) % hop
         received = 0
         framesDone = 0
         let pad = frameLength / 2
@@ -79,8 +89,8 @@ public final class FeatureAnalyzer {
     public func process(_ samples: UnsafeBufferPointer<Float>) -> FeatureBlock? {
         guard let base = samples.baseAddress, samples.count > 0 else { return nil }
         let total = received + Int64(samples.count)
-        // Frame j is complete once j·hop + frameLength/2 <= total.
-        let lastComplete = (total - Int64(frameLength / 2)).floorDiv(Int64(hopLength))
+        // Frame j (centred on phase + j·hop) is complete once phase + j·hop + frameLength/2 <= total.
+        let lastComplete = (total - Int64(frameLength / 2) - phase).floorDiv(Int64(hopLength))
         let count = Int(max(0, lastComplete + 1 - framesDone))
         let firstFrame = framesDone
         var values = [Float]()
@@ -108,8 +118,8 @@ public final class FeatureAnalyzer {
     /// continues as a new stream starting right after the last sample received.
     public func finish() -> FeatureBlock? {
         defer { reset(startSample: origin + received) }
-        guard received > 0 else { return nil }
-        let totalFrames = 1 + received / Int64(hopLength)
+        guard received > 0, received >= phase else { return nil }
+        let totalFrames = 1 + (received - phase) / Int64(hopLength)
         let count = Int(totalFrames - framesDone)
         guard count > 0 else { return nil }
         let firstFrame = framesDone
@@ -142,7 +152,7 @@ public final class FeatureAnalyzer {
     }
 
     private func block(firstFrame: Int64, count: Int, values: [Float]) -> FeatureBlock {
-        FeatureBlock(channel: channel, start: origin + firstFrame * Int64(hopLength), frameLength: frameLength,
+        FeatureBlock(channel: channel, start: origin + phase + firstFrame * Int64(hopLength), frameLength: frameLength,
                      hopLength: hopLength, count: count, values: values)
     }
 
@@ -159,7 +169,7 @@ public final class FeatureAnalyzer {
             used += take
             if endOfStream == nil { received += Int64(take) }
             // Offset in `buffer` of the next frame's first sample.
-            var offset = Int(framesDone * Int64(hopLength) - half - bufferStart)
+            var offset = Int(phase + framesDone * Int64(hopLength) - half - bufferStart)
             while offset + frameLength <= filled && produced < maxFrames {
                 let frameStart = bufferStart + Int64(offset)            // stream position of the frame's sample 0
                 let lo = Int(max(0, -frameStart))

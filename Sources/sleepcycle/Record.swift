@@ -1,0 +1,213 @@
+import ArgumentParser
+import Foundation
+import SleepCycle
+import SleepCycleAudio
+import SleepCycleFormats
+
+/// `sleepcycle record`: a night analysed live from an ALSA device or raw PCM on standard input, journaled into the
+/// store so that a crash or a power cut loses at most seconds of it (`record --resume`).
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record and analyse a night live, from an ALSA device or raw PCM on standard input.",
+        discussion: """
+            Stops on Ctrl-C (SIGINT) or SIGTERM, at --duration, or at the end of the input; then stores the \
+            night's result and prints it like analyze. The night is journaled into the store every half second \
+            of audio: after a crash or a power cut, 'sleepcycle record --resume' continues it (same session id; \
+            the time in between is missing input). docs/0008-live-nights.md describes the store and the journal.
+            """)
+
+    @Option(help: ArgumentHelp("ALSA capture device (default: default; e.g. hw:1,0, plughw:1, pulse).",
+                               valueName: "name"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Read raw interleaved PCM from standard input ('-') or from a file or FIFO "
+                               + "instead of a device.", valueName: "-|path"), completion: .file())
+    var input: String?
+
+    @Option(help: "Sample format of --input: s16le or f32le (default s16le).")
+    var inputFormat: RawPCMEncoding?
+
+    @Option(help: ArgumentHelp("Sample rate of the input in Hz, 8000–192000 (default 16000).", valueName: "Hz"))
+    var rate: Int?
+
+    @Option(help: ArgumentHelp("Channels of the input: 1, or 2 for two microphones (default 1).", valueName: "1|2"))
+    var channels: Int?
+
+    @Option(help: ArgumentHelp("Stop after this much audio, e.g. 8h, 7h30m (default: until stopped).",
+                               valueName: "duration"),
+            transform: { try DurationText.parse($0, range: 1...(48 * 3600)).seconds })
+    var duration: Double?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: ArgumentHelp("Wall-clock time of the first sample, ISO 8601 with its offset (default: now, in "
+                               + "this machine's UTC offset). With --resume: the time of the new input's first sample.",
+                               valueName: "ISO8601"), transform: OptionValue.startTime)
+    var start: ISO8601Time?
+
+    @Option(help: ArgumentHelp("Smart alarm time HH:MM in the offset of --start: wakes the sleeper in light sleep "
+                               + "within the window before it.", valueName: "HH:MM"), transform: OptionValue.clockTime)
+    var alarm: ClockTime?
+
+    @Option(help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
+            transform: OptionValue.alarmWindow)
+    var alarmWindow: Double?
+
+    @Option(help: ArgumentHelp("Run this with /bin/sh -c once when the smart alarm fires; SLEEPCYCLE_ALARM_RULE and "
+                               + "SLEEPCYCLE_ALARM_TIME are in its environment.", valueName: "command"))
+    var alarmCommand: String?
+
+    @Option(help: "Output format of the final result: text or json.")
+    var format: Analyze.Format = .text
+
+    @Option(help: ArgumentHelp("Write the final result to this file ('-': standard output).", valueName: "path"),
+            completion: .file())
+    var output: String?
+
+    @Flag(help: "Continue an interrupted night (the most recent one, or ID) instead of starting a new one.")
+    var resume = false
+
+    @Argument(help: "With --resume: the interrupted night's session id (or a unique prefix).")
+    var night: String?
+
+    @Flag(help: "Do not show the one-line status (it is only shown when standard error is a terminal).")
+    var noStatus = false
+
+    @OptionGroup var diagnostics: DiagnosticOptions
+
+    func validate() throws {
+        if night != nil && !resume { throw ValidationError("a night id is only taken with --resume") }
+        if input != nil && device != nil { throw ValidationError("--input and --device cannot be used together") }
+        if input == nil && (inputFormat != nil) { throw ValidationError("--input-format needs --input") }
+        if let channels, !(1...2).contains(channels) { throw ValidationError("--channels must be 1 or 2") }
+        if let rate, !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be 8000–192000 Hz") }
+        if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
+        if alarmCommand != nil && alarm == nil { throw ValidationError("--alarm-command needs --alarm") }
+        if resume && alarm != nil { throw ValidationError("--alarm cannot change on --resume: the night keeps its alarm") }
+    }
+
+    func run() async throws {
+        diagnostics.bootstrap()
+        let destination = try OutputTarget.resolve(output, inputs: [input, storeOptions.path].compactMap { $0 }
+            .filter { $0 != "-" })
+        let store = try storeOptions.open()
+        let resuming = try resume ? interruptedNight(in: store) : nil
+        let settings = inputSettings(resuming: resuming)
+        let startTime = start ?? ISO8601Time(date: Date(), utcOffsetSeconds: TimeZone.current.secondsFromGMT())
+        var options = PipelineOptions()
+        if let alarm {
+            options.alarm = .init(time: alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds),
+                                  windowSeconds: alarmWindow ?? 1800)
+        }
+        let engine = SleepAnalysisEngine(options: options)
+        try await engine.initialize(options: options, channelCount: settings.channels, store: store)
+        let status = LiveStatus(enabled: !noStatus && !diagnostics.quiet && isatty(STDERR_FILENO) == 1)
+        let stop = StopSignal()
+        stop.watchSignals()
+        let alarmTask = alarmCommand.map { command in
+            let stream = engine.alarmStream
+            return Task { for await ringing in stream { AlarmCommand.run(command, ringing: ringing) } }
+        }
+        let source = try settings.openSource()
+        let id: UUID
+        if let resuming {
+            id = try await engine.resumeAnalysis(night: resuming.id, at: startTime.date, using: source,
+                                                 eventListeners: [status.listener])
+            Diagnostics.log.info("resumed night \(id.uuidString)")
+        } else {
+            id = try await engine.startAnalysis(
+                config: SleepAnalysisConfig(sessionId: nil, utcOffsetSeconds: startTime.utcOffsetSeconds,
+                                            recorderSettings: settings.recorded),
+                at: startTime.date, using: source, eventListeners: [status.listener])
+            Diagnostics.log.info("recording night \(id.uuidString) into \(MessageText.path(store.path))")
+        }
+        let nightOffset = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).utcOffsetSeconds }
+            ?? startTime.utcOffsetSeconds
+        let watchers = status.watch(engine: engine, offsetSeconds: nightOffset)
+        let ended = Task { try? await engine.waitForSourceEnd(); stop.request("the input ended") }
+        let limit = duration.map { seconds in
+            Task {
+                let stream = engine.progressStream
+                var first: SampleTime?
+                for await position in stream {
+                    first = first ?? position
+                    if let first, AnalysisClock.seconds(position - first) >= seconds { stop.request("--duration reached"); return }
+                }
+            }
+        }
+        let reason = await stop.wait()
+        Diagnostics.log.info("stopping: \(reason)")
+        var result = try await engine.stopAnalysis()
+        status.finish()
+        for task in [ended] { task.cancel() }
+        limit?.cancel()
+        watchers.forEach { $0.cancel() }
+        alarmTask?.cancel()
+        for w in result.warnings { Diagnostics.log.warning("\(w.message)") }
+        if result.utcOffsetSeconds == 0 && resuming == nil { result.utcOffsetSeconds = startTime.utcOffsetSeconds }
+        try destination.write(format == .json ? result.jsonString() : result.textSummary())
+        if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
+    }
+
+    /// The night --resume continues: the one named, else the most recent interrupted one.
+    private func interruptedNight(in store: NightStore) throws -> StoredNight {
+        if let night {
+            let (_, found) = try storeOptions.night(night)
+            guard found.state == .interrupted else {
+                throw CLIError(.usage, "night \(found.id.uuidString) is \(found.state.rawValue), not interrupted: nothing to resume")
+            }
+            return found
+        }
+        guard let latest = try store.latestInterrupted() else {
+            throw CLIError(.noInput, "\(MessageText.path(store.path)): no interrupted night to resume")
+        }
+        return latest
+    }
+
+    /// The input to record from: the options given, else (on --resume) those the night was recorded with.
+    private func inputSettings(resuming: StoredNight?) -> LiveInput {
+        let recorded = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).recorderSettings } ?? [:]
+        let given = input != nil || device != nil
+        return LiveInput(
+            input: given ? input : recorded["input"],
+            device: given ? device : recorded["device"],
+            encoding: inputFormat ?? recorded["inputFormat"].flatMap(RawPCMEncoding.init(rawValue:)) ?? .s16le,
+            rate: rate ?? recorded["rate"].flatMap(Int.init) ?? 16_000,
+            channels: channels ?? recorded["channels"].flatMap(Int.init) ?? 1)
+    }
+}
+
+/// Where a live night's audio comes from.
+struct LiveInput {
+    var input: String?
+    var device: String?
+    var encoding: RawPCMEncoding
+    var rate: Int
+    var channels: Int
+
+    /// Kept with the night, so that `--resume` without input options reads the same input again.
+    var recorded: [String: String] {
+        var s = ["inputFormat": encoding.rawValue, "rate": "\(rate)", "channels": "\(channels)"]
+        if let input { s["input"] = input } else { s["device"] = device ?? "default" }
+        return s
+    }
+
+    func openSource() throws -> any AudioSource {
+        guard let input else {
+            return try ALSACaptureSource(device: device ?? "default", sampleRate: rate, channels: channels)
+        }
+        if input == "-" {
+            guard isatty(STDIN_FILENO) == 0 else {
+                throw CLIError(.usage, "-: standard input is a terminal; pipe raw PCM into it (e.g. arecord -t raw -f S16_LE -r 16000 | …)")
+            }
+            return try RawPCMSource(fileDescriptor: STDIN_FILENO, name: "-", encoding: encoding, sampleRate: rate,
+                                    channels: channels, blockFrames: 8_000)
+        }
+        let fd = PathEncoding.withCString(input) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw CLIError(.noInput, "\(MessageText.path(input)): \(InputFile.describe(errno: errno))") }
+        return try RawPCMSource(fileDescriptor: fd, name: input, encoding: encoding, sampleRate: rate, channels: channels,
+                                blockFrames: 8_000)
+    }
+}
+
+extension RawPCMEncoding: ExpressibleByArgument {}
