@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import SleepCycle
+
+/// A live night through ALSA's `file` plugin (real alsa-lib capture, no sound card) into the engine and the store,
+/// and samples pushed while it runs.
+@Suite(.serialized) final class LiveNightTests {
+    let dir: URL
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    @Test func anALSACaptureIsJournaledAndStored() async throws {
+        let night = Array(try ResumeTests.exampleNight().prefix(16_000 * 60))
+        let raw = dir.appendingPathComponent("night.raw").path
+        let pcm = night.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        try pcm.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: raw))
+        // The plugin is not paced: the ring holds the whole file, and capture stops at its exact length.
+        let source = try ALSACaptureSource(device: "sctest", sampleRate: 16_000, channels: 1, ringSeconds: 90,
+                                           configText: ALSACaptureSource.filePluginConfig(infile: raw),
+                                           maxFrames: Int64(night.count))
+        let store = try NightStore(path: dir.appendingPathComponent("nights.sqlite").path)
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize(store: store)
+        let start = Date(timeIntervalSince1970: 1_767_304_800)
+        let id = try await engine.startAnalysis(config: SleepAnalysisConfig(utcOffsetSeconds: 3600), at: start, using: source)
+        try await engine.push(heartRate: 58, at: start.addingTimeInterval(10))
+        try await engine.waitForSourceEnd()
+        let live = try await engine.stopAnalysis()
+        #expect(live.sessionId == id && live.endTime == start.addingTimeInterval(60))
+        #expect(live.audioStatistics.gapCount == 0, "\(live.audioStatistics)")
+        #expect(try store.night(id)?.state == .complete)
+        // The same samples from a file give the same analysis.
+        let file = ScriptedSource(steps: ResumeTests.blocks(night[...].map { Float(Int16(max(-32768, min(32767, ($0 * 32768).rounded())))) / 32768 }[...]))
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
+        let reference = try AnalysisPipeline(info: info, format: file.format, sourcePath: "sctest").run(source: file)
+        #expect(live.events.map { "\($0.type) \($0.start)" } == reference.events.map { "\($0.type) \($0.start)" })
+        #expect(live.events.count >= 5)
+        let stored = try JSONDecoder().decode(AnalysisResult.self, from: try #require(try store.result(of: id)))
+        #expect(stored.jsonString() == live.jsonString())
+    }
+}
