@@ -35,9 +35,12 @@ public actor SleepAnalysisEngine {
 
     /// Prepares the engine and reports what this build and configuration provide.
     ///
-    /// - Parameter store: journal every session into this store, so that a night survives a crash
-    ///   (`isResumePossible()`, `resumeAnalysis`) and its result is kept. The engine holds the store's recorder
-    ///   lock from now on: a second recorder on the same store is refused here (`StoreError`, kind `.busy`).
+    /// - Parameters:
+    ///   - options: the pipeline's settings (nil: keep those given before).
+    ///   - channelCount: the channels the sessions will have, for the capabilities reported.
+    ///   - store: journal every session into this store, so that a night survives a crash
+    ///     (`isResumePossible()`, `resumeAnalysis`) and its result is kept. The engine holds the store's recorder
+    ///     lock from now on: a second recorder on the same store is refused here (`StoreError`, kind `.busy`).
     @discardableResult
     public func initialize(options: PipelineOptions? = nil, channelCount: Int = 1,
                            store: NightStore? = nil) throws -> SleepAnalysisFeatures {

@@ -41,7 +41,7 @@ public final class AnalysisPipeline {
     ///   - listeners: audio-event listeners, called on the analysing thread in batches of
     ///     `options.listenerBatchSeconds`.
     ///   - observers: where stream observers listen (nil: none).
-    ///   - resuming: the journal of the interrupted night this session continues: replayed into the whole-night
+    ///   - replay: the journal of the interrupted night this session continues: replayed into the whole-night
     ///     consumers and the result at `start()`, after which the timeline continues from its last position.
     public init(info: SessionInfo, format: SourceFormat, sourcePath: String, options: PipelineOptions = .default,
                 listeners: [any AudioEventListener] = [], observers: SessionObservers? = nil,
