@@ -43,6 +43,9 @@ let package = Package(
         .executableTarget(name: "mutation-report", dependencies: [
             "ReportSupport", .product(name: "SleepCycleAudio", package: "sleepcycle"),
         ], path: "Reports/mutation-report"),
+        .executableTarget(name: "rawpcm-live-report", dependencies: [
+            "ReportSupport", .product(name: "SleepCycleAudio", package: "sleepcycle"),
+        ], path: "Reports/rawpcm-live-report"),
         .executableTarget(name: "formats-check", dependencies: [
             "ReportSupport",
             .product(name: "SleepCycle", package: "sleepcycle"),

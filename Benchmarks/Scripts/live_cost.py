@@ -85,8 +85,16 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, ".build", "release", "sleepcycle"))
     ap.add_argument("--minutes", type=float, default=10, help="length of the real-time feeds (default 10)")
     ap.add_argument("--hours", type=float, default=8, help="length of the long night (default 8)")
+    ap.add_argument("--skip-realtime", action="store_true", help="only the memory and store measurements")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="sleepcycle-live-") as tmp:
+        if not a.skip_realtime:
+            realtime(a, tmp)
+        long_night(a, tmp)
+
+
+def realtime(a, tmp):
+    if True:
         mono = os.path.join(tmp, "mono.raw")
         stereo = os.path.join(tmp, "stereo.raw")
         make_raw(mono, a.minutes * 60, 16000, 1)
@@ -107,6 +115,10 @@ def main():
             print(f"live CPU {name}: {cpu:.2f} s CPU in {wall:.0f} s = {100 * cpu / wall:.2f} % of one core "
                   f"(peak RSS {rss:.1f} MB)")
 
+
+
+def long_night(a, tmp):
+    if True:
         short = os.path.join(tmp, "1h.raw")
         long = os.path.join(tmp, "long.raw")
         make_raw(short, 3600, 16000, 1)

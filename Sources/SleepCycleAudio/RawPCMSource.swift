@@ -21,8 +21,9 @@ public struct RawPCMStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// An `AudioSource` reading headerless, interleaved little-endian PCM (`s16le` or `f32le`, 1 or 2 channels, 8–192 kHz)
-/// from a descriptor — standard input fed by `arecord -t raw`, `pw-record`, `parec` or `ffmpeg` — for live recording.
+/// An `AudioSource` reading headerless, interleaved little-endian PCM (`s16le` or `f32le`, 1 or 2 channels,
+/// 8–192 kHz) from a descriptor — standard input fed by `arecord -t raw`, `pw-record`, `parec` or `ffmpeg` — for live
+/// recording.
 ///
 /// * **Same samples as a file.** s16 is scaled by 1/32768, f32 is sanitised (`SampleSanitizer`: NaN, ±Inf and values
 ///   beyond ±16 become 0, counted, one `.invalidSamples` warning), and each channel goes through its own `Resampler`
@@ -146,7 +147,7 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
             }
             if inputEnded {
                 if let failure {
-                    self.failure = nil
+                    _ = end()
                     throw failure
                 }
                 return end()

@@ -40,6 +40,10 @@ public final class NightStore: @unchecked Sendable {
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Free pages go back to the file system (a completed night's journal is dropped): set before the first
+            // table exists, a no-op afterwards. The write-ahead log is truncated to 4 MB after checkpoints.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
             if let maximumBytes {
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
                 try db.execute(sql: "PRAGMA max_page_count = \(max(8, maximumBytes / pageSize))")
@@ -150,6 +154,16 @@ public final class NightStore: @unchecked Sendable {
             }
             try db.execute(sql: "DELETE FROM journal WHERE nightId = ?", arguments: [id.uuidString])
         }
+        reclaimSpace()
+    }
+
+    /// Returns the pages of deleted rows to the file system and truncates the write-ahead log (best effort: a
+    /// reader holding an old snapshot only delays it).
+    private func reclaimSpace() {
+        try? pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.checkpoint(.truncate)
+        }
     }
 
     // MARK: - Reading (never blocks a recorder)
@@ -214,10 +228,12 @@ public final class NightStore: @unchecked Sendable {
         if RecorderLock.recordingNight(storePath: path) == id {
             throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
         }
-        return try write("deleting a night") { db in
+        let deleted = try write("deleting a night") { db in
             try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
             return db.changesCount == 1
         }
+        reclaimSpace()
+        return deleted
     }
 
     /// Deletes the nights that started before `date` (a night being recorded is kept); returns their ids.
@@ -227,6 +243,7 @@ public final class NightStore: @unchecked Sendable {
         try write("pruning nights") { db in
             for id in old { try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString]) }
         }
+        reclaimSpace()
         return old
     }
 

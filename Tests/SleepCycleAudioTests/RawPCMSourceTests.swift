@@ -247,7 +247,8 @@ struct RawPCMSourceTests {
     }
 
     @Test("Bad parameters throw one line naming the input",
-          arguments: [(4_000, 1, 16_384, Int64(0), "-: sample rate 4000 Hz is not supported (expected 8000–192000 Hz)"),
+          arguments: [(4_000, 1, 16_384, Int64(0),
+                       "-: sample rate 4000 Hz is not supported (expected 8000–192000 Hz)"),
                       (200_000, 1, 16_384, 0, "-: sample rate 200000 Hz is not supported (expected 8000–192000 Hz)"),
                       (16_000, 0, 16_384, 0, "-: 0 channels is not supported (expected 1 or 2 interleaved channels)"),
                       (16_000, 3, 16_384, 0, "-: 3 channels is not supported (expected 1 or 2 interleaved channels)"),

@@ -138,7 +138,9 @@ enum RawPCMFixture {
 
     /// Where two sample sequences first differ (short enough for a failure message), nil if they are equal.
     static func difference(_ a: [Float], _ b: [Float]) -> String? {
-        if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return "sample \(i): \(a[i]) vs \(b[i])" }
+        if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
+            return "sample \(i): \(a[i]) vs \(b[i])"
+        }
         return a.count == b.count ? nil : "\(a.count) vs \(b.count) samples"
     }
 

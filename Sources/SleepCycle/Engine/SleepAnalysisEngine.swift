@@ -222,8 +222,8 @@ public actor SleepAnalysisEngine {
 
     /// The result's `source` object for a night that has just begun.
     private static func sourceJSON(name: String, format: SourceFormat) -> Data {
-        Data(("{\"channels\":\(format.channelCount),\"durationSec\":0,\"path\":" + JSONEscaping.quoted(name)
-            + ",\"sampleRate\":\(format.sampleRate)}").utf8)
+        Data(SourceSummary(path: name, sampleRate: format.sampleRate, channels: format.channelCount, durationSec: 0)
+            .jsonString().utf8)
     }
 
     /// Waits until the source has ended by itself (a file fully analysed) or failed; the session stays running

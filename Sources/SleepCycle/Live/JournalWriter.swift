@@ -74,13 +74,9 @@ final class JournalWriter: @unchecked Sendable {
     /// Stores the night's result (one transaction: the night becomes complete and its journal is dropped, since
     /// the result holds everything the journal did).
     func complete(result: AnalysisResult) throws(StoreError) {
-        let json = Data(result.jsonString().utf8)
-        let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
-        func part(_ key: String) -> Data {
-            (object?[key]).flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data("{}".utf8)
-        }
-        try store.completeNight(id: night, endTime: result.endTime, source: part("source"),
-                                statistics: part("statistics"), result: json)
+        try store.completeNight(id: night, endTime: result.endTime, source: Data(result.source.jsonString().utf8),
+                                statistics: Data(result.statistics.jsonString().utf8),
+                                result: Data(result.jsonString().utf8))
     }
 
     private func run() {

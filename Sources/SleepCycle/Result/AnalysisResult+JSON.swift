@@ -13,12 +13,7 @@ extension AnalysisResult {
             w.key("startTime"); w.date(startTime)
             w.key("endTime"); w.date(endTime)
             w.key("utcOffset"); w.string(Self.offsetText(utcOffsetSeconds))
-            w.key("source"); w.object { w in
-                w.key("path"); w.string(source.path)
-                w.key("sampleRate"); w.int(source.sampleRate)
-                w.key("channels"); w.int(source.channels)
-                w.key("durationSec"); w.number(source.durationSec, 3)
-            }
+            w.key("source"); source.write(to: &w)
             let stereo = source.channels > 1
             w.key("events"); w.array(events) { w, e in
                 w.object { w in
@@ -49,26 +44,7 @@ extension AnalysisResult {
                     w.key("end"); w.date(s.end)
                 }
             }
-            w.key("statistics"); w.object { w in
-                let s = statistics
-                w.key("totalSleepDuration"); w.number(s.totalSleepDuration, 3)
-                w.key("sleepOnsetLatency"); w.number(s.sleepOnsetLatency, 3)
-                w.key("sleepEfficiency"); w.number(s.sleepEfficiency, 4)
-                w.key("finalWakeTime"); if let t = s.finalWakeTime { w.date(t) } else { w.null() }
-                w.key("numberOfAwakenings"); w.int(s.numberOfAwakenings)
-                w.key("snoreTime"); w.number(s.snoreTime, 3)
-                w.key("snoreSessions"); w.array(s.snoreSessions) { w, i in
-                    w.object { w in
-                        w.key("start"); w.date(i.start)
-                        w.key("end"); w.date(i.end)
-                    }
-                }
-                w.key("sleepStageDurations"); w.object { w in
-                    for stage in SleepStage.allCases {
-                        w.key(stage.rawValue); w.number(s.sleepStageDurations[stage] ?? 0, 3)
-                    }
-                }
-            }
+            w.key("statistics"); statistics.write(to: &w)
             if events.contains(where: { $0.snorer != nil }) {
                 w.key("snorers"); w.array(snorers) { w, s in
                     w.object { w in
@@ -126,5 +102,55 @@ extension AnalysisResult {
         }
         if s == "-0.0" { s = "0.0" }
         return s
+    }
+}
+
+extension SourceSummary {
+    /// The result's `source` object as JSON (as in `jsonString()`).
+    public func jsonString() -> String {
+        var w = JSONText()
+        write(to: &w)
+        return w.text
+    }
+
+    func write(to w: inout JSONText) {
+        w.object { w in
+            w.key("path"); w.string(path)
+            w.key("sampleRate"); w.int(sampleRate)
+            w.key("channels"); w.int(channels)
+            w.key("durationSec"); w.number(durationSec, 3)
+        }
+    }
+}
+
+extension SleepSessionStatistics {
+    /// The result's `statistics` object as JSON (as in `jsonString()`).
+    public func jsonString() -> String {
+        var w = JSONText()
+        write(to: &w)
+        return w.text
+    }
+
+    func write(to w: inout JSONText) {
+        let s = self
+        w.object { w in
+            w.key("totalSleepDuration"); w.number(s.totalSleepDuration, 3)
+            w.key("sleepOnsetLatency"); w.number(s.sleepOnsetLatency, 3)
+            w.key("sleepEfficiency"); w.number(s.sleepEfficiency, 4)
+            w.key("finalWakeTime"); if let t = s.finalWakeTime { w.date(t) } else { w.null() }
+            w.key("numberOfAwakenings"); w.int(s.numberOfAwakenings)
+            w.key("snoreTime"); w.number(s.snoreTime, 3)
+            w.key("snoreSessions"); w.array(s.snoreSessions) { w, i in
+                w.object { w in
+                    w.key("start"); w.date(i.start)
+                    w.key("end"); w.date(i.end)
+                }
+            }
+            w.key("sleepStageDurations"); w.object { w in
+                for stage in SleepStage.allCases {
+                    w.key(stage.rawValue); w.number(s.sleepStageDurations[stage] ?? 0, 3)
+                }
+            }
+        }
     }
 }
