@@ -29,11 +29,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXAMPLE = os.path.join(ROOT, "Fixtures", "example-night.flac")
 
 
-def make_raw(path, seconds, rate, channels):
-    """The example night looped to `seconds`, as raw s16le at `rate` Hz and `channels` channels."""
+def make_raw(path, seconds, rate, channels, quiet=False):
+    """The example night looped to `seconds` (a snore every ~10 s: about ten times a heavy snorer's night), or with
+    `quiet` a room with no events (pink noise at −45 dBFS), as raw s16le at `rate` Hz and `channels` channels."""
+    raw = ["-t", "raw", "-e", "signed", "-b", "16", "-r", str(rate), "-c", str(channels), path]
+    if quiet:
+        subprocess.run(["sox", "-n"] + raw + ["synth", str(seconds), "pinknoise", "vol", "-45dB"], check=True,
+                       stderr=subprocess.DEVNULL)
+        return
     loops = int(seconds // 180) + 1
-    subprocess.run(["sox"] + [EXAMPLE] * loops + ["-t", "raw", "-e", "signed", "-b", "16", "-r", str(rate),
-                    "-c", str(channels), path, "trim", "0", str(seconds)], check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(["sox"] + [EXAMPLE] * loops + raw + ["trim", "0", str(seconds)], check=True, stderr=subprocess.DEVNULL)
 
 
 def record(binary, raw, rate, channels, store, pace=None, watch_store=None):
@@ -118,22 +123,25 @@ def realtime(a, tmp):
 
 
 def long_night(a, tmp):
-    if True:
+    for quiet in (True, False):
+        kind = "a quiet room" if quiet else "the example night looped"
         short = os.path.join(tmp, "1h.raw")
         long = os.path.join(tmp, "long.raw")
-        make_raw(short, 3600, 16000, 1)
-        make_raw(long, a.hours * 3600, 16000, 1)
-        cpu1, wall1, rss1, _ = record(a.bin, short, 16000, 1, os.path.join(tmp, "1h.sqlite"))
-        store = os.path.join(tmp, "long.sqlite")
-        cpu8, wall8, rss8, sizes = record(a.bin, long, 16000, 1, store, watch_store=True)
-        print(f"memory: 1 h fed in {wall1:.1f} s, peak RSS {rss1:.1f} MB; {a.hours:g} h fed in {wall8:.1f} s, "
-              f"peak RSS {rss8:.1f} MB ({100 * (rss8 / rss1 - 1):+.1f} %)")
-        after = sum(os.path.getsize(p) for p in (store, store + "-wal") if os.path.exists(p))
+        make_raw(short, 3600, 16000, 1, quiet)
+        make_raw(long, a.hours * 3600, 16000, 1, quiet)
+        _, wall1, rss1, _ = record(a.bin, short, 16000, 1, os.path.join(tmp, f"1h-{quiet}.sqlite"))
+        store = os.path.join(tmp, f"long-{quiet}.sqlite")
+        _, wall8, rss8, sizes = record(a.bin, long, 16000, 1, store, watch_store=True)
         with sqlite3.connect(store) as db:
             result, journal = db.execute("SELECT length(result), (SELECT count(*) FROM journal) FROM night").fetchone()
-        print(f"store: up to {max(sizes) / 1e6:.2f} MB while recording the {a.hours:g}-h night (journal), "
-              f"{after / 1e6:.2f} MB after it completed (SQLite keeps its pages), stored result {result / 1e3:.1f} KB, "
+        after = sum(os.path.getsize(p) for p in (store, store + "-wal") if os.path.exists(p))
+        print(f"{kind}: memory: 1 h fed in {wall1:.1f} s, peak RSS {rss1:.1f} MB; {a.hours:g} h fed in {wall8:.1f} s, "
+              f"peak RSS {rss8:.1f} MB ({100 * (rss8 / rss1 - 1):+.1f} %)")
+        print(f"{kind}: store: up to {max(sizes) / 1e6:.2f} MB while recording the {a.hours:g}-h night (journal "
+              f"and log), {after / 1e6:.2f} MB after it completed, stored result {result / 1e3:.1f} KB, "
               f"{journal} journal chunks left")
+        os.remove(short)
+        os.remove(long)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ public final class NightStore: @unchecked Sendable {
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
+            // Appends and small reads: a 512 KiB page cache per connection keeps memory flat as the store grows.
+            try db.execute(sql: "PRAGMA cache_size = -512")
+            // The readers of the pool are read-only connections; the rest concerns the writer.
+            guard !db.configuration.readonly else { return }
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // Free pages go back to the file system (a completed night's journal is dropped): set before the first
             // table exists, a no-op afterwards. The write-ahead log is truncated to 4 MB after checkpoints.

@@ -115,7 +115,15 @@ import Testing
         let recorder = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--format", "json"])
         let data = try Self.rawNight()
         let began = Date()
-        recorder.feed(data, pace: 20) { _ in Date().timeIntervalSince(began) > 4 }      // about 80 s of the night
+        var listed: BuiltBinary.Run?
+        recorder.feed(data, pace: 20) { _ in
+            // Reading the store while it records: the night is listed as recording, and the reader is not held up.
+            if listed == nil, Date().timeIntervalSince(began) > 2 {
+                listed = try? BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+            }
+            return Date().timeIntervalSince(began) > 4                                  // about 80 s of the night
+        }
+        #expect(listed?.status == 0 && listed?.stdout.contains("\"state\": \"recording\"") == true, "\(listed?.stdout ?? "")")
         kill(recorder.process.processIdentifier, SIGTERM)
         recorder.closeInput()
         let r = recorder.wait()

@@ -7,6 +7,12 @@ struct JSONText {
     private var depth = 0
     private var needsComma = [false]
 
+    /// `expectedBytes`: the output's likely size, reserved at once so that a long night's JSON is not copied
+    /// again each time the string outgrows its storage (it would briefly need up to three times its size).
+    init(expectedBytes: Int = 0) {
+        text.reserveCapacity(expectedBytes)
+    }
+
     private mutating func valueStart() {
         if needsComma[needsComma.count - 1] { text += "," }
         needsComma[needsComma.count - 1] = true
