@@ -144,6 +144,12 @@ struct Record: AsyncParsableCommand {
         watchers.forEach { $0.cancel() }
         alarmTask?.cancel()
         for w in result.warnings { Diagnostics.log.warning("\(w.message)") }
+        if resuming == nil, result.analysedSamples == 0 {
+            // Nothing was heard (an input that ended at once, a stop before the first block): no night to keep.
+            try? store.delete(id)
+            throw CLIError(.noInput, "\(settings.input.map { MessageText.path($0) } ?? settings.device ?? "default"): "
+                + "no audio was recorded (\(reason)); nothing was stored")
+        }
         if result.utcOffsetSeconds == 0 && resuming == nil { result.utcOffsetSeconds = startTime.utcOffsetSeconds }
         try destination.write(format == .json ? result.jsonString() : result.textSummary())
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }

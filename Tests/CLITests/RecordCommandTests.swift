@@ -238,6 +238,10 @@ import Testing
         #expect(second.status == 75 && second.stderr.contains("another recorder"), "\(second.status) \(second.stderr)")
         first.closeInput()
         #expect(first.wait().status == 0)
+        // An input that ends at once: nothing recorded, nothing stored.
+        let empty = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("empty.sqlite")], stdin: Data([1]))
+        #expect(empty.status == 66 && empty.stderr.contains("no audio was recorded"), "\(empty.status) \(empty.stderr)")
+        #expect(try NightStore(path: storePath("empty.sqlite")).nights().isEmpty)
         // No interrupted night: --resume is a one-line error.
         let none = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(none.status == 66 && none.stderr.contains("no interrupted night"), "\(none.status) \(none.stderr)")
