@@ -137,9 +137,9 @@ struct Record: AsyncParsableCommand {
         }
         let reason = await stop.wait()
         Diagnostics.log.info("stopping: \(reason)")
-        var result = try await engine.stopAnalysis()
+        let result = try await engine.stopAnalysis()
         status.finish()
-        for task in [ended] { task.cancel() }
+        ended.cancel()
         limit?.cancel()
         watchers.forEach { $0.cancel() }
         alarmTask?.cancel()
@@ -150,7 +150,6 @@ struct Record: AsyncParsableCommand {
             throw CLIError(.noInput, "\(settings.input.map { MessageText.path($0) } ?? settings.device ?? "default"): "
                 + "no audio was recorded (\(reason)); nothing was stored")
         }
-        if result.utcOffsetSeconds == 0 && resuming == nil { result.utcOffsetSeconds = startTime.utcOffsetSeconds }
         try destination.write(format == .json ? result.jsonString() : result.textSummary())
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }
