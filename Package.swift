@@ -61,6 +61,10 @@ let package = Package(
         .target(name: "Staging", dependencies: ["SleepCycleBus", "SleepCycleFormats"], resources: [.copy("Resources")]),
         .target(name: "SleepStatistics", dependencies: ["SleepCycleBus"]),
         .target(name: "SmartAlarm", dependencies: ["SleepCycleBus"]),
+        // Two sleepers, one stereo microphone: each channel's events attributed to one sleeper.
+        .target(name: "ChannelSeparation", dependencies: [
+            "SleepCycleBus", "SleepCycleDSP", .product(name: "DequeModule", package: "swift-collections"),
+        ]),
 
         // Nights, their results and the journal of a night in progress, in one SQLite database (WAL).
         .target(name: "SleepCycleStore", dependencies: [
@@ -71,6 +75,7 @@ let package = Package(
         .target(name: "SleepCycle", dependencies: [
             "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats",
             "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleStore",
+            "ChannelSeparation",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -94,6 +99,7 @@ let package = Package(
         .testTarget(name: "StagingTests", dependencies: [
             "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleBus", "SleepCycleFormats",
         ]),
+        .testTarget(name: "ChannelSeparationTests", dependencies: ["ChannelSeparation", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleTests", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
         ]),

@@ -29,6 +29,9 @@ public struct EventDetector: AnalysisConsumer {
     private var echoes: [Int: [Float]] = [:]
     static let recentEchoes = 20
     private var nextId = 0
+    /// With channel separation: each event is published as `.eventCandidate` (with its channel) for the attributor,
+    /// not as `.eventStarted` + `.eventEnded`.
+    public var publishesCandidates = false
 
     /// - Parameters:
     ///   - classifier: nil uses the built-in model (`SegmentModel.builtIn()`), its context stage and its screen.
@@ -175,8 +178,12 @@ public struct EventDetector: AnalysisConsumer {
                                    channel: channelCount > 1 ? AudioChannel(rawValue: channel) : nil,
                                    signature: f.signature)
             nextId += 1
-            out.append(.eventStarted(event))
-            out.append(.eventEnded(event))
+            if publishesCandidates {
+                out.append(.eventCandidate(event))
+            } else {
+                out.append(.eventStarted(event))
+                out.append(.eventEnded(event))
+            }
         }
         return out
     }

@@ -7,3 +7,4 @@
 @_exported import SleepCycleBus
 @_exported import SleepCycleFormats
 @_exported import SleepCycleStore
+@_exported import ChannelSeparation

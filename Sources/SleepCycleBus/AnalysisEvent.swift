@@ -83,10 +83,15 @@ public struct SoundEvent: Sendable, Identifiable, Codable {
     public var channel: AudioChannel?
     /// 16-d snore signature (snoring only).
     public var signature: [Float]?
+    /// With channel separation: how sure the attribution of the event to `channel`'s sleeper is (0.5…1); nil
+    /// otherwise.
+    public var attributionConfidence: Double?
     public init(id: Int, type: EventType, start: SampleTime, end: SampleTime, probability: Double,
-                source: EventSource = .audio, channel: AudioChannel? = nil, signature: [Float]? = nil) {
+                source: EventSource = .audio, channel: AudioChannel? = nil, signature: [Float]? = nil,
+                attributionConfidence: Double? = nil) {
         self.id = id; self.type = type; self.start = start; self.end = end; self.probability = probability
         self.source = source; self.channel = channel; self.signature = signature
+        self.attributionConfidence = attributionConfidence
     }
 }
 
@@ -123,8 +128,10 @@ public struct StageEpoch: Sendable {
     public var start: SampleTime
     public var end: SampleTime
     public var stage: SleepStage
-    public init(start: SampleTime, end: SampleTime, stage: SleepStage) {
-        self.start = start; self.end = end; self.stage = stage
+    /// With channel separation: whose hypnogram the epoch belongs to; nil otherwise.
+    public var channel: AudioChannel?
+    public init(start: SampleTime, end: SampleTime, stage: SleepStage, channel: AudioChannel? = nil) {
+        self.start = start; self.end = end; self.stage = stage; self.channel = channel
     }
 }
 
@@ -201,6 +208,10 @@ public enum AnalysisEvent: Sendable {
     case gap(AudioGap)
     case eventStarted(SoundEvent)
     case eventEnded(SoundEvent)
+    /// With channel separation: an event one channel's detector found, before it is attributed to a sleeper.
+    /// The attributor (`ChannelAttributor`) publishes each sound once, as `.eventStarted` + `.eventEnded` with the
+    /// sleeper's channel; nothing else reads candidates.
+    case eventCandidate(SoundEvent)
     case breathingRate(BreathingEstimate)
     case breathingTrace(BreathingTraceChunk)
     case sleepStage(StageEpoch)
@@ -212,6 +223,9 @@ public enum AnalysisEvent: Sendable {
     case motion(MotionSample)
     case alarm(AlarmFired)
     case clip(AudioClipReady)
+    /// With channel separation: one sleeper's session stops while the other's goes on (`stopAnalysis(channel:)`);
+    /// that sleeper's whole-night consumers flush as at `.sessionEnding`.
+    case channelEnding(AudioChannel, at: SampleTime)
     /// The end of the analysed audio: every consumer flushes what it holds.
     case sessionEnding(at: SampleTime)
     case sessionEnded(at: SampleTime)

@@ -73,6 +73,12 @@ struct Analyze: ParsableCommand {
             transform: OptionValue.alarmWindow)
     var alarmWindow: Double?
 
+    @Option(name: .customLong("channel-separation"), help: ArgumentHelp(
+        "Two sleepers on a stereo recording, one per channel (left: primary): attribute every sound to one of them "
+        + "and report a session per sleeper. bedside: a microphone near each sleeper; centered: a closely spaced pair "
+        + "between them; strength: no spatial cues (docs/0009-two-sleepers.md).", valueName: "bedside|centered|strength"))
+    var channelSeparation: ChannelSeparationConfig.Preset?
+
     @OptionGroup var diagnostics: DiagnosticOptions
 
     func validate() throws {
@@ -85,6 +91,7 @@ struct Analyze: ParsableCommand {
     func pipelineOptions(start: ISO8601Time) throws -> PipelineOptions {
         var options = PipelineOptions()
         options.eventDetection = !noDetection
+        options.channelSeparation = channelSeparation.map { ChannelSeparationConfig.preset($0) }
         if let path = heartRateFile {
             options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
             options.sideInputOrigins[.heartRate] = MessageText.path(path)
@@ -109,15 +116,33 @@ struct Analyze: ParsableCommand {
         let progress = ProgressBar(enabled: !noProgress && !diagnostics.quiet && isatty(STDERR_FILENO) == 1,
                                    label: file == "-" ? "standard input" : file)
         var result: AnalysisResult
+        var separated: SeparatedAnalysisResult?
         let began = ContinuousClock.now
         do {
             let source = try InputAudio.open(file)
             Diagnostics.log.info("\(MessageText.path(source.file.name)): \(source.file.formatDescription), \(source.file.format.sampleRate) Hz, \(source.file.format.channelCount) channel(s)")
-            result = try FileAnalysis.analyze(
-                file: source.file, id: source.sessionId(start: startTime.date), start: startTime.date,
-                utcOffsetSeconds: startTime.utcOffsetSeconds, options: options, pace: pace, prefetch: decodeThread,
-                progress: progress.enabled ? { progress.update(done: $0, total: $1) } : nil)
-            if let id = source.finalSessionId(start: startTime.date) { result = result.withSessionId(id) }
+            let channels = source.file.format.channelCount
+            if channelSeparation != nil, channels != 2 {
+                throw CLIError(.usage, "\(file == "-" ? "standard input" : MessageText.path(file)): --channel-separation "
+                               + "needs a stereo recording (one channel per sleeper); it has \(channels) channel(s)")
+            }
+            let id = source.sessionId(start: startTime.date)
+            let report: ((SampleTime, SampleTime?) -> Void)? = progress.enabled ? { progress.update(done: $0, total: $1) } : nil
+            if channelSeparation != nil {
+                var two = try FileAnalysis.analyzeSeparated(
+                    file: source.file, id: id, start: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds,
+                    options: options, pace: pace, prefetch: decodeThread, progress: report)
+                if let id = source.finalSessionId(start: startTime.date) { two = two.withSessionId(id) }
+                separated = two
+                result = two.session(.primary)
+                result.warnings = two.warnings
+            } else {
+                result = try FileAnalysis.analyze(
+                    file: source.file, id: id, start: startTime.date,
+                    utcOffsetSeconds: startTime.utcOffsetSeconds, options: options, pace: pace, prefetch: decodeThread,
+                    progress: report)
+                if let id = source.finalSessionId(start: startTime.date) { result = result.withSessionId(id) }
+            }
         } catch {
             progress.clear()
             throw error
@@ -131,6 +156,11 @@ struct Analyze: ParsableCommand {
         let elapsed = ContinuousClock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         Diagnostics.log.info("analysed \(String(format: "%.1f", AnalysisClock.seconds(result.analysedSamples) / 60)) min of audio in \(String(format: "%.2f", seconds)) s")
+        if var two = separated {
+            if snorers { two = two.labellingSnorers() }
+            try destination.write(format == .json ? two.jsonString() : two.textSummary())
+            return
+        }
         if snorers { result = result.labellingSnorers() }
         try destination.write(format == .json ? result.jsonString() : result.textSummary())
     }

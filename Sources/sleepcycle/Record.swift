@@ -57,6 +57,11 @@ struct Record: AsyncParsableCommand {
                                + "SLEEPCYCLE_ALARM_TIME are in its environment.", valueName: "command"))
     var alarmCommand: String?
 
+    @Option(name: .customLong("channel-separation"), help: ArgumentHelp(
+        "Two sleepers, one per channel of a stereo input (--channels 2): bedside, centered or strength, as for "
+        + "analyze. A resumed night keeps its setting.", valueName: "bedside|centered|strength"))
+    var channelSeparation: ChannelSeparationConfig.Preset?
+
     @Option(help: "Output format of the final result: text or json.")
     var format: Analyze.Format = .text
 
@@ -84,6 +89,9 @@ struct Record: AsyncParsableCommand {
         if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
         if alarmCommand != nil && alarm == nil { throw ValidationError("--alarm-command needs --alarm") }
         if resume && alarm != nil { throw ValidationError("--alarm cannot change on --resume: the night keeps its alarm") }
+        if resume && channelSeparation != nil {
+            throw ValidationError("--channel-separation cannot change on --resume: the night keeps its setting")
+        }
     }
 
     func run() async throws {
@@ -98,6 +106,13 @@ struct Record: AsyncParsableCommand {
         if let alarm {
             options.alarm = .init(time: alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds),
                                   windowSeconds: alarmWindow ?? 1800)
+        }
+        if let preset = channelSeparation {
+            guard settings.channels == 2 else {
+                throw CLIError(.usage, "--channel-separation needs a stereo input (--channels 2, one channel per sleeper); "
+                               + "the input has \(settings.channels) channel(s)")
+            }
+            options.channelSeparation = .preset(preset)
         }
         let engine = SleepAnalysisEngine(options: options)
         try await engine.initialize(options: options, channelCount: settings.channels, store: store)
@@ -150,7 +165,11 @@ struct Record: AsyncParsableCommand {
             throw CLIError(.noInput, "\(settings.input.map { MessageText.path($0) } ?? settings.device ?? "default"): "
                 + "no audio was recorded (\(reason)); nothing was stored")
         }
-        try destination.write(format == .json ? result.jsonString() : result.textSummary())
+        if let separated = await engine.separatedResult {
+            try destination.write(format == .json ? separated.jsonString() : separated.textSummary())
+        } else {
+            try destination.write(format == .json ? result.jsonString() : result.textSummary())
+        }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }
 

@@ -93,7 +93,7 @@ extension Sessions {
         static func print(id: String, format: Analyze.Format, output: String?, store: StoreOptions) throws {
             let destination = try OutputTarget.resolve(output, inputs: [store.path])
             let (nights, night) = try store.night(id)
-            let result = try nights.analysisResult(of: night)
+            let result = try nights.nightResult(of: night)
             try destination.write(format == .json ? result.jsonString() : result.textSummary())
         }
     }

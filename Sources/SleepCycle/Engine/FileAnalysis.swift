@@ -43,6 +43,32 @@ public enum FileAnalysis {
                                listeners: [any AudioEventListener] = [],
                                progress: ((SampleTime, SampleTime?) -> Void)? = nil,
                                warnings: ((AnalysisWarning) -> Void)? = nil) throws -> AnalysisResult {
+        try run(file: file, id: id, start: start, utcOffsetSeconds: utcOffsetSeconds, options: options, pace: pace,
+                prefetch: prefetch, listeners: listeners, progress: progress, warnings: warnings).result
+    }
+
+    /// Analyses a stereo file source for two sleepers (`options.channelSeparation` must be set): one session per
+    /// sleeper (`SeparatedAnalysisResult`).
+    /// - Throws: `ChannelSeparationError` without the option or for input that is not stereo; `AudioError`.
+    public static func analyzeSeparated(file: AudioFileSource, id: UUID, start: Date = defaultStart,
+                                        utcOffsetSeconds: Int = 0, options: PipelineOptions,
+                                        pace: ReplayPace = .asFastAsPossible, prefetch: Bool = false,
+                                        listeners: [any AudioEventListener] = [],
+                                        progress: ((SampleTime, SampleTime?) -> Void)? = nil,
+                                        warnings: ((AnalysisWarning) -> Void)? = nil) throws -> SeparatedAnalysisResult {
+        guard options.channelSeparation != nil else {
+            throw ChannelSeparationError("no channel separation was configured (PipelineOptions.channelSeparation)")
+        }
+        let (result, pipeline) = try run(file: file, id: id, start: start, utcOffsetSeconds: utcOffsetSeconds,
+                                         options: options, pace: pace, prefetch: prefetch, listeners: listeners,
+                                         progress: progress, warnings: warnings)
+        return pipeline.separatedResult(from: result)!
+    }
+
+    private static func run(file: AudioFileSource, id: UUID, start: Date, utcOffsetSeconds: Int,
+                            options: PipelineOptions, pace: ReplayPace, prefetch: Bool,
+                            listeners: [any AudioEventListener], progress: ((SampleTime, SampleTime?) -> Void)?,
+                            warnings: ((AnalysisWarning) -> Void)?) throws -> (result: AnalysisResult, pipeline: AnalysisPipeline) {
         let format = file.format
         let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
@@ -59,7 +85,7 @@ public enum FileAnalysis {
         var result = try pipeline.run(source: source, progress: progress.map { p in { p($0, expected) } })
         result.utcOffsetSeconds = utcOffsetSeconds
         for w in result.warnings { warnings?(w) }
-        return result
+        return (result, pipeline)
     }
 }
 

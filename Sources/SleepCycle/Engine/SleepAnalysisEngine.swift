@@ -24,6 +24,13 @@ public actor SleepAnalysisEngine {
     private var journal: JournalWriter?
     private var clock: AnalysisClock?
     private var accelerometer = false
+    /// The running session's pipeline, and with a two-sleeper data source, each sleeper's running session.
+    private var pipeline: AnalysisPipeline?
+    private var dataSource = false
+    private var channelSessions: [AudioChannel: UUID] = [:]
+    /// The two-sleeper result of the last session stopped with `stopAnalysis()` when it separated its channels
+    /// (`PipelineOptions.channelSeparation` on stereo input); nil otherwise.
+    public private(set) var separatedResult: SeparatedAnalysisResult?
     private nonisolated let observers: SessionObservers
     private nonisolated let states: ObserverFanOut<State>
 
@@ -115,7 +122,8 @@ public actor SleepAnalysisEngine {
                 sourceSampleRate: format.sampleRate, sourceChannels: format.channelCount,
                 analysisChannels: max(1, format.analysisChannelCount), frameLength: options.frameLength,
                 hopLength: options.hopLength, eventDetection: options.eventDetection, alarm: options.alarm,
-                useAccelerometer: config.useAccelerometer, recorderSettings: config.recorderSettings)
+                useAccelerometer: config.useAccelerometer, recorderSettings: config.recorderSettings,
+                channelSeparation: pipeline.separation)
             try store.beginNight(id: id, startTime: date, utcOffsetSeconds: config.utcOffsetSeconds,
                                  source: Self.sourceJSON(name: source.name, format: format),
                                  header: try JSONEncoder().encode(header))
@@ -123,6 +131,7 @@ public actor SleepAnalysisEngine {
         }
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
                                    utcOffsetSeconds: config.utcOffsetSeconds)
+        self.pipeline = pipeline
         Self.log.debug("session \(id) started on \(source.name): \(format.sampleRate) Hz, \(format.channelCount) channel(s)")
         begin(runner, clock: info.clock, accelerometer: config.useAccelerometer)
         return id
@@ -169,6 +178,7 @@ public actor SleepAnalysisEngine {
         nightOptions.hopLength = header.hopLength
         nightOptions.eventDetection = header.eventDetection
         nightOptions.alarm = header.alarm
+        nightOptions.channelSeparation = header.channelSeparation
         let clock = AnalysisClock(start: header.start)
         let info = SessionInfo(id: header.sessionId, clock: clock, sourceSampleRate: header.sourceSampleRate,
                                channelCount: header.sourceChannels)
@@ -180,6 +190,7 @@ public actor SleepAnalysisEngine {
         let offset = max(replay.position, AnalysisClock.samples(seconds: date.timeIntervalSince(header.start)))
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
                                    utcOffsetSeconds: header.utcOffsetSeconds, offset: offset)
+        self.pipeline = pipeline
         Self.log.info("resuming night \(stored.id) at \(ISO8601Time.utcString(from: clock.date(of: offset))) after \(records.count) journal records")
         begin(runner, clock: clock, accelerometer: header.useAccelerometer)
         return stored.id
@@ -214,6 +225,7 @@ public actor SleepAnalysisEngine {
 
     private func begin(_ runner: SessionRunner, clock: AnalysisClock, accelerometer: Bool) {
         session = runner
+        separatedResult = nil
         self.clock = clock
         self.accelerometer = accelerometer
         setState(.running)
@@ -240,24 +252,118 @@ public actor SleepAnalysisEngine {
     /// night are in the result's `warnings`; a result that could not be stored is returned all the same, with a
     /// `notStored` warning.
     public func stopAnalysis() async throws -> AnalysisResult {
-        guard currentState == .running, let session else { throw SleepAnalysisEngineError.notRunning }
+        guard currentState == .running, let session, !dataSource else { throw SleepAnalysisEngineError.notRunning }
         session.stop()
         let outcome = await session.outcome()
+        let pipeline = self.pipeline
         self.session = nil
+        self.pipeline = nil
         clock = nil
         defer { setState(.initialized) }
-        guard let journal else { return try outcome.get() }
+        var result = try outcome.get()
+        var separated = pipeline?.separatedResult(from: result)
+        guard let journal else {
+            separatedResult = separated
+            return result
+        }
         self.journal = nil
         defer { recorderLock?.recording(nil) }
         let problems = journal.drain()
-        var result = try outcome.get()
         for problem in problems { result.warnings.append(AnalysisWarning(.storeProblem, "\(journal.store.path): \(problem)")) }
+        separated?.warnings = result.warnings
         do {
-            try journal.complete(result: result)
+            try journal.complete(result: result, json: separated?.jsonString())
         } catch {
             result.warnings.append(AnalysisWarning(.notStored, "the night's result is not stored: \(error.description)"))
+            separated?.warnings = result.warnings
         }
+        separatedResult = separated
         return result
+    }
+
+    // MARK: - Two sleepers: one data source, a session per channel (the Sleep Cycle SDK's multi-channel model)
+
+    /// Starts a stereo data source whose channels belong to two sleepers (channel 0, left: `.primary`). The
+    /// analysis runs from now on — detection, attribution (`channelSeparationConfig`), breathing, health and a
+    /// stager per sleeper — and each sleeper's session is started and stopped on its own with
+    /// `startAnalysis(channel:config:)` and `stopAnalysis(channel:)`. Not journaled into a store.
+    ///
+    /// - Throws: `unsupportedConfiguration` for a source that is not stereo or an invalid configuration.
+    public func startDataSource(using source: sending any AudioSource, at date: Date,
+                                channelSeparationConfig: ChannelSeparationConfig = .bedSideMics) throws {
+        switch currentState {
+        case .uninitialized: throw SleepAnalysisEngineError.notInitialized
+        case .running: throw SleepAnalysisEngineError.alreadyRunning
+        case .initialized: break
+        }
+        let format = source.format
+        guard format.analysisChannelCount == 2 else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration(
+                "a two-sleeper data source needs stereo input; \(source.name) has \(format.channelCount) channel(s)")
+        }
+        do { try channelSeparationConfig.validate() } catch {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("channel separation: \(error)")
+        }
+        var options = self.options
+        options.channelSeparation = channelSeparationConfig
+        let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: date), sourceSampleRate: format.sampleRate,
+                               channelCount: format.channelCount)
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
+                                            observers: observers)
+        let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers, utcOffsetSeconds: 0)
+        self.pipeline = pipeline
+        dataSource = true
+        channelSessions = [:]
+        begin(runner, clock: info.clock, accelerometer: options.sideInputs.contains {
+            if case .motion = $0 { true } else { false } })
+    }
+
+    /// Starts the session of `channel`'s sleeper on the running data source, from the audio analysed next; returns
+    /// its id (`config.sessionId`, or a new one).
+    public func startAnalysis(channel: AudioChannel, config: SleepAnalysisConfig = SleepAnalysisConfig()) throws -> UUID {
+        guard dataSource, let pipeline else { throw SleepAnalysisEngineError.notRunning }
+        guard channelSessions[channel] == nil else { throw SleepAnalysisEngineError.alreadyRunning }
+        let id = config.sessionId ?? UUID()
+        channelSessions[channel] = id
+        pipeline.setSessionId(id, for: channel)
+        if !pipeline.perform({ $0.startChannel(channel, id: id) }) {
+            channelSessions[channel] = nil
+            throw SleepAnalysisEngineError.notRunning   // the source has ended
+        }
+        return id
+    }
+
+    /// Stops the session of `channel`'s sleeper and returns its result (their whole-night stage pass included);
+    /// the other sleeper's session and the data source go on. After the source has ended, the session covers the
+    /// audio up to its end.
+    public func stopAnalysis(channel: AudioChannel) async throws -> AnalysisResult {
+        guard dataSource, let pipeline, let session, let id = channelSessions[channel] else {
+            throw SleepAnalysisEngineError.notRunning
+        }
+        channelSessions[channel] = nil
+        let ended: AnalysisResult? = await withCheckedContinuation { continuation in
+            if !pipeline.perform({ continuation.resume(returning: $0.endChannel(channel)) }) {
+                continuation.resume(returning: nil)
+            }
+        }
+        if let ended { return ended.withSessionId(id) }
+        // The source ended first: the session's result is its share of the finished analysis.
+        let combined = try await session.outcome().get()
+        return pipeline.channelResult(channel, from: combined).withSessionId(id)
+    }
+
+    /// Stops the data source: the sessions still running are stopped too and their results discarded (as the
+    /// SDK documents).
+    public func stopDataSource() async {
+        guard dataSource, let session else { return }
+        session.stop()
+        _ = await session.outcome()
+        self.session = nil
+        pipeline = nil
+        dataSource = false
+        channelSessions = [:]
+        clock = nil
+        setState(.initialized)
     }
 
     /// Analyses the whole recording at `path` (a file libsndfile reads) and returns its result: the same result,

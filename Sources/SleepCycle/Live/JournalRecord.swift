@@ -1,5 +1,6 @@
 import Foundation
 import SleepCycleBus
+import ChannelSeparation
 
 /// One entry of a night's journal: what the whole-night consumers (staging, the smart alarm, the result) saw, in
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
@@ -70,6 +71,8 @@ public struct NightHeader: Codable, Sendable, Hashable {
     public var useAccelerometer: Bool
     /// Free-form settings of the program that records (e.g. the command line's input options), kept for its resume.
     public var recorderSettings: [String: String]
+    /// Two sleepers: how the channels were separated (nil: one session).
+    public var channelSeparation: ChannelSeparationConfig? = nil
 }
 
 /// An interrupted night's journal, ready to replay: its records in order and where its timeline had got to.

@@ -73,10 +73,11 @@ final class JournalWriter: @unchecked Sendable {
 
     /// Stores the night's result (one transaction: the night becomes complete and its journal is dropped, since
     /// the result holds everything the journal did).
-    func complete(result: AnalysisResult) throws(StoreError) {
+    /// Stores the night's result: `json` when given (a two-sleeper night's separated result), else the result's.
+    func complete(result: AnalysisResult, json: String? = nil) throws(StoreError) {
         try store.completeNight(id: night, endTime: result.endTime, source: Data(result.source.jsonString().utf8),
                                 statistics: Data(result.statistics.jsonString().utf8),
-                                result: Data(result.jsonString().utf8))
+                                result: Data((json ?? result.jsonString()).utf8))
     }
 
     private func run() {

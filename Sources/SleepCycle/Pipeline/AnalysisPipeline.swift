@@ -2,6 +2,7 @@ import Foundation
 import SleepCycleBus
 import SleepCycleAudio
 import SleepCycleDSP
+import ChannelSeparation
 
 /// One session's synchronous analysis: source reads → features → the ordered bus → consumers → result.
 ///
@@ -32,6 +33,8 @@ public final class AnalysisPipeline {
     /// Where the next read is expected on the timeline.
     public var position: SampleTime { feeder.position }
     private var started = false
+    /// The two-sleeper configuration, when the session separates its channels.
+    public private(set) var separation: ChannelSeparationConfig?
 
     /// - Parameters:
     ///   - info: the session (id, clock, source rate / channels).
@@ -70,6 +73,14 @@ public final class AnalysisPipeline {
         capabilities = registrations.reduce(into: []) { $0.formUnion($1.provides) }
         collector = ResultCollector(info: info, observers: observers)
         collector.alarmOption = options.alarm
+        if let separation = options.channelSeparation {
+            guard channels == 2 else {
+                throw ChannelSeparationError("channel separation needs a stereo input; \(sourcePath) has "
+                    + "\(format.channelCount) channel(s)")
+            }
+            self.separation = separation
+            collector.sessionIds = Self.sessionIds(for: info.id)
+        }
         let collector = self.collector
         bus.observe(replays: true) { collector.observe($0) }
         if !listeners.isEmpty {
@@ -138,8 +149,63 @@ public final class AnalysisPipeline {
         inboxLock.lock()
         let events = inbox
         inbox = []
+        let actions = controls
+        controls = []
         inboxLock.unlock()
         if !events.isEmpty { add(sideInputs: events) }
+        for action in actions { action(self) }
+    }
+
+    private var controls: [(AnalysisPipeline) -> Void] = []
+    private var controlsClosed = false
+
+    /// Runs `action` on the analysing thread before the next read is processed (or before the session's end is
+    /// flushed). Returns false, without running it, once the session has finished.
+    @discardableResult
+    public func perform(_ action: @escaping (AnalysisPipeline) -> Void) -> Bool {
+        inboxLock.lock()
+        defer { inboxLock.unlock() }
+        guard !controlsClosed else { return false }
+        controls.append(action)
+        return true
+    }
+
+    /// Where each sleeper's session began on the timeline (channel separation; analysing thread only).
+    private var channelStarts: [AudioChannel: SampleTime] = [:]
+
+    /// Starts `channel`'s sleeper session here, under `id` (call through `perform`, or before the run).
+    public func startChannel(_ channel: AudioChannel, id: UUID) {
+        collector.sessionIds[channel] = id
+        channelStarts[channel] = position
+    }
+
+    /// Sets a sleeper's session id (any thread): streamed items and results carry it from now on.
+    public func setSessionId(_ id: UUID, for channel: AudioChannel) {
+        collector.sessionIds[channel] = id
+    }
+
+    /// Ends `channel`'s sleeper session here while the other goes on: its stager makes its whole-night pass, and
+    /// its result covers its session (call through `perform`).
+    public func endChannel(_ channel: AudioChannel) -> AnalysisResult {
+        start()
+        bus.publish(.channelEnding(channel, at: position))
+        let source = SourceSummary(path: sourcePath, sampleRate: format.sampleRate, channels: format.channelCount,
+                                   durationSec: AnalysisClock.seconds(position))
+        var r = collector.result(end: position, source: source, droppedObserverItems: observers?.droppedCount ?? 0,
+                                 channel: channel, from: channelStarts[channel] ?? 0)
+        r.warnings = warnings
+        return r
+    }
+
+    /// After the session has finished: `channel`'s sleeper session from where it began to the end, within
+    /// `combined` (what `finish()` returned).
+    public func channelResult(_ channel: AudioChannel, from combined: AnalysisResult) -> AnalysisResult {
+        var r = collector.result(end: combined.analysedSamples, source: combined.source,
+                                 droppedObserverItems: combined.droppedObserverItems, channel: channel,
+                                 from: channelStarts[channel] ?? 0)
+        r.utcOffsetSeconds = combined.utcOffsetSeconds
+        r.warnings = combined.warnings
+        return r
     }
 
     /// Publishes `.sessionStarted` (once); for a resumed night, then replays its journal into the whole-night
@@ -190,6 +256,10 @@ public final class AnalysisPipeline {
     /// Flushes the features and every consumer (`.sessionEnding`, `.sessionEnded`) and builds the result.
     public func finish() -> AnalysisResult {
         start()
+        inboxLock.lock()
+        controlsClosed = true
+        inboxLock.unlock()
+        takeInbox()
         if !feeder.ended {
             feeder.end()
             reportSideInputsOutside(after: feeder.unpublishedSideInputs)
@@ -206,6 +276,26 @@ public final class AnalysisPipeline {
         var result = collector.result(end: end, source: source, droppedObserverItems: observers?.droppedCount ?? 0)
         result.warnings = warnings
         return result
+    }
+
+    /// Each sleeper's session id with channel separation: the session's own for the primary sleeper, and a
+    /// name-based (version 5) id derived from it for the secondary — the same input gives the same two ids.
+    public static func sessionIds(for id: UUID) -> [AudioChannel: UUID] {
+        [.primary: id, .secondary: SessionIdentifier.uuidV5(namespace: id, name: "secondary")]
+    }
+
+    /// With channel separation, `combined` (what `finish()` returned, with any warnings added since) split into
+    /// one session per sleeper; nil without separation.
+    public func separatedResult(from combined: AnalysisResult) -> SeparatedAnalysisResult? {
+        guard let separation else { return nil }
+        let sessions = AudioChannel.allCases.map { channel in
+            var r = collector.result(end: combined.analysedSamples, source: combined.source,
+                                     droppedObserverItems: combined.droppedObserverItems, channel: channel)
+            r.utcOffsetSeconds = combined.utcOffsetSeconds
+            return r
+        }
+        return SeparatedAnalysisResult(source: combined.source, config: separation, sessions: sessions,
+                                       warnings: combined.warnings)
     }
 
     /// Adds a warning to the result (e.g. the source's: a truncated or damaged file).

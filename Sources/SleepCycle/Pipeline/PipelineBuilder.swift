@@ -7,6 +7,7 @@ import Breathing
 import Staging
 import SleepStatistics
 import SmartAlarm
+import ChannelSeparation
 
 /// What a session knows when its consumers are built.
 public struct PipelineContext: Sendable {
@@ -54,20 +55,45 @@ public enum PipelineBuilder {
                 name: "AudioHealth[\(c)]",
                 consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
         }
+        // Two sleepers: the detector's events are candidates until the attributor gives each sound to one sleeper.
+        let separation = context.channelCount == 2 ? context.options.channelSeparation : nil
         // Sound events: snoring (with signatures), talking, coughing, movement, from the frame features.
         if context.options.eventDetection {
+            var detector = try EventDetector(firstEventId: context.firstEventId)
+            detector.publishesCandidates = separation != nil
             list.append(ConsumerRegistration(name: "EventDetection", provides: [.audioEvents, .snoringDetection],
-                                             consumer: try EventDetector(firstEventId: context.firstEventId)))
+                                             consumer: detector))
+            if let separation {
+                list.append(ConsumerRegistration(name: "ChannelAttribution", provides: [.multiChannelAnalysis],
+                                                 consumer: try ChannelAttributor(config: separation)))
+            }
         }
         // Breathing rate: one estimator for all channels (tags stereo output by channel).
         list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
         // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night
-        // Viterbi pass as `.sleepStageRevised` at the end.
-        list.append(ConsumerRegistration(name: "Staging", provides: [.sleepStaging, .realTimeSleepStaging],
-                                         consumer: try SleepStager(), replays: true))
+        // Viterbi pass as `.sleepStageRevised` at the end. With two sleepers, one stager per sleeper, each seeing
+        // only its sleeper's share (the wearable's samples are the primary sleeper's); they wait the attributor's
+        // decision delay longer before scoring an epoch online.
+        if let separation {
+            var configuration = SleepStager.Configuration()
+            configuration.decisionLagSeconds += separation.decisionDelaySeconds
+            for channel in AudioChannel.allCases {
+                let stager = ChannelScoped(try SleepStager(configuration: configuration), channel: channel,
+                                           takesSideInputs: channel == .primary, defersEnding: true)
+                list.append(ConsumerRegistration(name: "Staging[\(channel.name)]",
+                                                 provides: [.sleepStaging, .realTimeSleepStaging],
+                                                 consumer: stager, replays: true))
+            }
+        } else {
+            list.append(ConsumerRegistration(name: "Staging", provides: [.sleepStaging, .realTimeSleepStaging],
+                                             consumer: try SleepStager(), replays: true))
+        }
         if let alarm = context.options.alarm {
             let spec = alarm.spec(clock: context.info.clock)
-            list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: SmartAlarm(spec: spec),
+            // With two sleepers the alarm wakes the primary sleeper (the one the wearable and the phone belong to).
+            let consumer: any AnalysisConsumer = separation == nil ? SmartAlarm(spec: spec)
+                : ChannelScoped(SmartAlarm(spec: spec), channel: .primary, takesSideInputs: true, defersEnding: false)
+            list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: consumer,
                                              replays: true))
         }
         return list
@@ -78,6 +104,9 @@ public enum PipelineBuilder {
         -> Set<SleepAnalysisFeature> {
         let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
                                sourceSampleRate: AnalysisClock.sampleRate, channelCount: channelCount)
+        var options = options
+        // Two channels can always be separated (the default preset unless one is given).
+        if channelCount == 2, options.channelSeparation == nil { options.channelSeparation = .bedSideMics }
         let context = PipelineContext(info: info, channelCount: channelCount, options: options)
         let provided = ((try? consumers(for: context)) ?? []).reduce(into: Set<SleepAnalysisFeature>()) {
             $0.formUnion($1.provides)
@@ -89,12 +118,12 @@ public enum PipelineBuilder {
     /// (conventions in docs/0007) over the whole analysed recording as time in bed (`bedStart` 0, `bedEnd` the
     /// end), converted to seconds and dates. As the JSON contract fixes, when there was no sleep (`finalWakeTime`
     /// nil) every other statistic is reported as 0.
-    public static func statistics(epochs: [StageEpoch], events: [SoundEvent], end: SampleTime,
+    public static func statistics(epochs: [StageEpoch], events: [SoundEvent], start: SampleTime = 0, end: SampleTime,
                                   clock: AnalysisClock) -> SleepSessionStatistics {
         var stats = SleepSessionStatistics()
         for stage in SleepStage.allCases { stats.sleepStageDurations[stage] = 0 }
         let night = NightStatistics(hypnogram: epochs.sorted { $0.start < $1.start }, events: events,
-                                    bedStart: 0, bedEnd: end)
+                                    bedStart: start, bedEnd: end)
         guard let finalWake = night.finalWakeTime else { return stats }
         stats.finalWakeTime = clock.date(of: finalWake)
         stats.totalSleepDuration = AnalysisClock.seconds(night.totalSleepDuration)

@@ -2,6 +2,7 @@ import Foundation
 import AudioHealth
 import SleepCycleBus
 import SmartAlarm
+import ChannelSeparation
 
 /// Everything a pipeline needs besides its source. `Sendable` so the actor can hand it to the analysis thread.
 public struct PipelineOptions: Sendable {
@@ -24,6 +25,9 @@ public struct PipelineOptions: Sendable {
     /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
     public var alarm: AlarmOption?
     public var clipsDirectory: String?
+    /// Two sleepers on a stereo input: how each channel's events are attributed to one sleeper, and a session per
+    /// sleeper (`analyze --channel-separation`). nil: the channels are analysed as one session.
+    public var channelSeparation: ChannelSeparationConfig?
     /// Sound-event detection on (default). Off only to measure what detection costs (`analyze --no-detection`).
     public var eventDetection = true
 

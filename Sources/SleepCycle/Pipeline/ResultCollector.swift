@@ -9,9 +9,22 @@ final class ResultCollector {
     let observers: SessionObservers?
     private(set) var events: [Int: SoundEvent] = [:]
     private(set) var breathing: [BreathingEstimate] = []
-    /// Keyed by epoch start: a later epoch for the same start (e.g. a whole-night Viterbi pass published at
-    /// `.sessionEnding`) replaces the online one.
-    private(set) var epochs: [SampleTime: StageEpoch] = [:]
+    /// Keyed by hypnogram (the sleeper's channel with channel separation) and epoch start: a later epoch for the
+    /// same start (e.g. a whole-night Viterbi pass published at `.sessionEnding`) replaces the online one.
+    private(set) var epochs: [EpochKey: StageEpoch] = [:]
+    struct EpochKey: Hashable {
+        var channel: AudioChannel?
+        var start: SampleTime
+        init(_ e: StageEpoch) { channel = e.channel; start = e.start }
+    }
+    /// With channel separation, each sleeper's session id (events and rates stream out under it); set from the
+    /// engine's actor while the analysis thread reads it.
+    var sessionIds: [AudioChannel: UUID] {
+        get { idLock.lock(); defer { idLock.unlock() }; return ids }
+        set { idLock.lock(); ids = newValue; idLock.unlock() }
+    }
+    private var ids: [AudioChannel: UUID] = [:]
+    private let idLock = NSLock()
     private(set) var health = AudioHealthTimeline()
     private(set) var gapCount = 0
     private(set) var gapSamples: SampleTime = 0
@@ -35,18 +48,18 @@ final class ResultCollector {
         switch event {
         case .eventEnded(let e):
             events[e.id] = e
-            observers?.events.yield(SleepEvent(e, clock: clock, sessionId: info.id))
+            observers?.events.yield(SleepEvent(e, clock: clock, sessionId: sessionId(e.channel)))
         case .breathingRate(let b):
             breathing.append(b)
             observers?.breathingRates.yield(BreathingRate(timestamp: clock.date(of: b.time), bpm: b.bpm,
-                                                          confidence: b.confidence, sessionId: info.id,
+                                                          confidence: b.confidence, sessionId: sessionId(b.channel),
                                                           channel: b.channel))
         case .sleepStage(let s):
-            epochs[s.start] = s
+            epochs[EpochKey(s)] = s
             observers?.sleepStages.yield(SleepStageInterval(stage: s.stage, start: clock.date(of: s.start),
-                                                            end: clock.date(of: s.end)))
+                                                            end: clock.date(of: s.end), channel: s.channel))
         case .sleepStageRevised(let s):
-            epochs[s.start] = s
+            epochs[EpochKey(s)] = s
         case .alarm(let a):
             alarm = a
             observers?.alarms.yield(AlarmRinging(time: clock.date(of: a.time), rule: a.rule, sessionId: info.id))
@@ -63,16 +76,30 @@ final class ResultCollector {
         }
     }
 
-    func result(end: SampleTime, source: SourceSummary, droppedObserverItems: Int) -> AnalysisResult {
+    /// The session id of `channel`'s items: the sleeper's with channel separation, else the session's.
+    func sessionId(_ channel: AudioChannel?) -> UUID {
+        channel.flatMap { sessionIds[$0] } ?? info.id
+    }
+
+    /// The session's result; with `channel`, only that sleeper's share (channel separation), under their id, and
+    /// from `start` on (a sleeper's session started after the data source).
+    func result(end: SampleTime, source: SourceSummary, droppedObserverItems: Int,
+                channel: AudioChannel? = nil, from start: SampleTime = 0) -> AnalysisResult {
         let clock = info.clock
+        let id = sessionId(channel)
+        func mine(_ c: AudioChannel?) -> Bool { channel == nil || c == channel }
         // Events end within the analysed audio (an event still open at the end is closed there).
         let soundEvents = events.values.compactMap { e -> SoundEvent? in
-            guard e.start < end else { return nil }
+            guard e.start < end, e.start >= start, mine(e.channel) else { return nil }
             var e = e
             e.end = min(e.end, end)
             return e
         }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
-        let stageEpochs = epochs.values.sorted { $0.start < $1.start }
+        // A two-sleeper session's whole result carries the primary sleeper's hypnogram (and statistics); each
+        // sleeper's is in their own result.
+        let stageEpochs = epochs.values.filter { ($0.channel == nil || channel == nil ? ($0.channel ?? .primary) == .primary
+                                                  : $0.channel == channel) && $0.start >= start }
+            .sorted { $0.start < $1.start }
         var intervals: [SleepStageInterval] = []
         var lastEnd: SampleTime = .min
         for e in stageEpochs {
@@ -85,24 +112,25 @@ final class ResultCollector {
             lastEnd = e.end
         }
         var audio = AudioStatistics()
-        audio.healthIntervals = health.intervals(end: end).map {
-            AudioHealthUpdate(status: $0.status, start: clock.date(of: $0.start), end: clock.date(of: $0.end),
+        audio.healthIntervals = health.intervals(end: end).filter { mine($0.channel) && $0.end > start }.map {
+            AudioHealthUpdate(status: $0.status, start: clock.date(of: max(start, $0.start)), end: clock.date(of: $0.end),
                               channel: $0.channel)
         }
         audio.gapCount = gapCount
         audio.gapDuration = AnalysisClock.seconds(gapSamples)
         audio.overrunCount = overrunCount
         return AnalysisResult(
-            sessionId: info.id, startTime: clock.start, endTime: clock.date(of: end), source: source,
-            events: soundEvents.map { SleepEvent($0, clock: clock, sessionId: info.id) },
-            breathingRates: breathing.map {
+            sessionId: id, startTime: clock.date(of: start), endTime: clock.date(of: end), source: source,
+            events: soundEvents.map { SleepEvent($0, clock: clock, sessionId: id) },
+            breathingRates: breathing.filter { mine($0.channel) && $0.time >= start }.map {
                 BreathingRate(timestamp: clock.date(of: $0.time), bpm: $0.bpm, confidence: $0.confidence,
-                              sessionId: info.id, channel: $0.channel)
+                              sessionId: id, channel: $0.channel)
             },
             sleepStageIntervals: intervals,
-            statistics: PipelineBuilder.statistics(epochs: stageEpochs, events: soundEvents, end: end, clock: clock),
+            statistics: PipelineBuilder.statistics(epochs: stageEpochs, events: soundEvents, start: start, end: end,
+                                                   clock: clock),
             audioStatistics: audio, analysedSamples: end, droppedObserverItems: droppedObserverItems,
-            smartAlarm: alarmOption.map { option in
+            smartAlarm: channel == .secondary ? nil : alarmOption.map { option in
                 let spec = option.spec(clock: clock)
                 return SmartAlarmResult(alarmTime: clock.date(of: spec.alarmTime), windowStart: clock.date(of: spec.windowStart),
                                         firedAt: alarm.map { clock.date(of: $0.time) }, rule: alarm?.rule)

@@ -40,6 +40,7 @@ extension AnalysisResult: Codable {
             event.start = try date(e.start, "events[\(index)].start")
             event.end = try date(e.end, "events[\(index)].end")
             event.snorer = e.snorer
+            event.attributionConfidence = e.attributionConfidence
             return event
         }
         breathingRates = try dto.breathingRates.map { b in
@@ -104,7 +105,7 @@ extension AnalysisResult: Codable {
                       source: e.source.rawValue,
                       channel: stereo || e.channel != nil ? (e.channel ?? .primary).name : nil,
                       signature: e.type == .snoring ? e.signature?.map { Float(r(Double($0), 5)) } : nil,
-                      snorer: e.snorer)
+                      snorer: e.snorer, attributionConfidence: e.attributionConfidence.map { r($0, 3) })
             },
             breathingRates: breathingRates.map { b in
                 .init(timestamp: t(b.timestamp), bpm: r(b.bpm, 2), confidence: r(b.confidence, 3),
@@ -147,7 +148,7 @@ private struct ResultJSON: Codable {
     struct Source: Codable { var path: String; var sampleRate: Int; var channels: Int; var durationSec: Double }
     struct Event: Codable {
         var type: String, start: String, end: String, probability: Double, source: String
-        var channel: String?, signature: [Float]?, snorer: Int?
+        var channel: String?, signature: [Float]?, snorer: Int?, attributionConfidence: Double?
     }
     struct Rate: Codable { var timestamp: String; var bpm: Double; var confidence: Double; var channel: String? }
     struct Interval: Codable { var stage: String; var start: String; var end: String }

@@ -7,17 +7,28 @@ extension AnalysisResult {
     /// millisecond timestamps, durations in seconds, numbers rounded to fixed decimals. Deterministic: the same
     /// result gives the same bytes. Ends with a newline.
     public func jsonString() -> String {
-        // About 230 bytes per event (plus 130 for a snore's signature), 110 per breathing rate, 120 per interval.
-        let expected = 2_000 + events.count * 230 + events.filter { $0.signature != nil }.count * 130
+        var w = JSONText(expectedBytes: expectedJSONBytes)
+        write(to: &w)
+        return w.text + "\n"
+    }
+
+    /// About 230 bytes per event (plus 130 for a snore's signature), 110 per breathing rate, 120 per interval.
+    var expectedJSONBytes: Int {
+        2_000 + events.count * 230 + events.filter { $0.signature != nil }.count * 130
             + breathingRates.count * 110 + (sleepStageIntervals.count + audioStatistics.healthIntervals.count
                 + statistics.snoreSessions.count) * 120
-        var w = JSONText(expectedBytes: expected)
+    }
+
+    /// The result as a JSON object; with `channel`, as one sleeper's session of a separated result: `channel`
+    /// first, no `source` (the separated result has one for both) and no `warnings` (likewise).
+    func write(to w: inout JSONText, channel: AudioChannel? = nil) {
         w.object { w in
+            if let channel { w.key("channel"); w.string(channel.name) }
             w.key("sessionId"); w.string(sessionId.uuidString)
             w.key("startTime"); w.date(startTime)
             w.key("endTime"); w.date(endTime)
             w.key("utcOffset"); w.string(Self.offsetText(utcOffsetSeconds))
-            w.key("source"); source.write(to: &w)
+            if channel == nil { w.key("source"); source.write(to: &w) }
             let stereo = source.channels > 1
             w.key("events"); w.array(events) { w, e in
                 w.object { w in
@@ -31,6 +42,7 @@ extension AnalysisResult {
                         w.key("signature"); w.inlineArray(sig.map { Self.fixed(Double($0), 5) })
                     }
                     if let snorer = e.snorer { w.key("snorer"); w.int(snorer) }
+                    if let a = e.attributionConfidence { w.key("attributionConfidence"); w.number(a, 3) }
                 }
             }
             w.key("breathingRates"); w.array(breathingRates) { w, b in
@@ -79,16 +91,18 @@ extension AnalysisResult {
                 w.key("gapDuration"); w.number(audioStatistics.gapDuration, 3)
                 w.key("overrunCount"); w.int(audioStatistics.overrunCount)
             }
-            if !warnings.isEmpty {
-                w.key("warnings"); w.array(warnings) { w, warning in
-                    w.object { w in
-                        w.key("code"); w.string(warning.code.rawValue)
-                        w.key("message"); w.string(warning.message)
-                    }
-                }
+            if channel == nil { Self.write(warnings: warnings, to: &w) }
+        }
+    }
+
+    static func write(warnings: [AnalysisWarning], to w: inout JSONText) {
+        guard !warnings.isEmpty else { return }
+        w.key("warnings"); w.array(warnings) { w, warning in
+            w.object { w in
+                w.key("code"); w.string(warning.code.rawValue)
+                w.key("message"); w.string(warning.message)
             }
         }
-        return w.text + "\n"
     }
 
     /// The `utcOffset` key: `±HH:MM` (`+00:00` for UTC).

@@ -7,23 +7,44 @@ extension AnalysisResult {
     /// (`utcOffsetSeconds`, from `--start`), named on the first lines. For stereo input, a sound heard on both
     /// microphones at once counts once (overlapping events of a type are merged across channels).
     public func textSummary() -> String {
+        var out = textHeader()
+        out.append("  session     \(sessionId.uuidString)")
+        out.append("")
+        out += textSections()
+        if !warnings.isEmpty {
+            out.append("")
+            out.append("Warnings")
+            for w in warnings { out.append("  " + w.message) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The summary's first lines: the night, the source, the recording's span.
+    func textHeader() -> [String] {
+        let offset = utcOffsetSeconds
+        let zone = offset == 0 ? "UTC" : "UTC" + ISO8601Time.offsetString(offset)
+        func t(_ d: Date) -> String { ISO8601Time.LocalParts(date: d, utcOffsetSeconds: offset).clock() }
+        return ["Night of \(ISO8601Time.LocalParts(date: startTime, utcOffsetSeconds: offset).dateString) — "
+                    + (source.path == "-" ? "standard input" : MessageText.path(source.path)),
+                "  recording   \(t(startTime)) → \(t(endTime)) \(zone) (\(Self.hm(source.durationSec))), "
+                    + "\(source.sampleRate) Hz, \(source.channels == 1 ? "mono" : "\(source.channels) channels")"]
+    }
+
+    static func hm(_ seconds: Double) -> String {
+        // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
+        if seconds > 0 && seconds < 9.95 { return String(format: "%.1f s", seconds) }
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? "\(s / 3600) h \(String(format: "%02d", (s % 3600) / 60)) min"
+            : s >= 60 ? "\(s / 60) min \(String(format: "%02d", s % 60)) s" : "\(s) s"
+    }
+
+    /// The sections Sleep, Sounds, Breathing, Smart alarm and Audio input.
+    func textSections() -> [String] {
         var out: [String] = []
         let offset = utcOffsetSeconds
         let zone = offset == 0 ? "UTC" : "UTC" + ISO8601Time.offsetString(offset)
         func t(_ d: Date) -> String { ISO8601Time.LocalParts(date: d, utcOffsetSeconds: offset).clock() }
-        func hm(_ seconds: Double) -> String {
-            // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
-            if seconds > 0 && seconds < 9.95 { return String(format: "%.1f s", seconds) }
-            let s = Int(seconds.rounded())
-            return s >= 3600 ? "\(s / 3600) h \(String(format: "%02d", (s % 3600) / 60)) min"
-                : s >= 60 ? "\(s / 60) min \(String(format: "%02d", s % 60)) s" : "\(s) s"
-        }
-        out.append("Night of \(ISO8601Time.LocalParts(date: startTime, utcOffsetSeconds: offset).dateString) — "
-                   + (source.path == "-" ? "standard input" : MessageText.path(source.path)))
-        out.append("  recording   \(t(startTime)) → \(t(endTime)) \(zone) (\(hm(source.durationSec))), "
-                   + "\(source.sampleRate) Hz, \(source.channels == 1 ? "mono" : "\(source.channels) channels")")
-        out.append("  session     \(sessionId.uuidString)")
-        out.append("")
+        func hm(_ seconds: Double) -> String { Self.hm(seconds) }
         out.append("Sleep")
         let unusable = audioStatistics.healthIntervals.filter { $0.status != .healthy }
             .reduce(0.0) { $0 + ($1.end ?? endTime).timeIntervalSince($1.start) }
@@ -89,12 +110,7 @@ extension AnalysisResult {
         if audioStatistics.gapCount > 0 {
             out.append("  \(audioStatistics.gapCount) gap(s), \(hm(audioStatistics.gapDuration)) missing")
         }
-        if !warnings.isEmpty {
-            out.append("")
-            out.append("Warnings")
-            for w in warnings { out.append("  " + w.message) }
-        }
-        return out.joined(separator: "\n") + "\n"
+        return out
     }
 
     /// Distinct sounds among events of one type: events overlapping in time (the same sound on both microphones)
@@ -109,5 +125,34 @@ extension AnalysisResult {
             }
         }
         return merged
+    }
+}
+
+extension SeparatedAnalysisResult {
+    /// A readable summary of a two-sleeper night: the recording, then a section per sleeper (their sleep, their
+    /// sounds with how surely they were attributed, their breathing and their microphone's health).
+    public func textSummary() -> String {
+        guard let first = sessions.first else { return "" }
+        var out = first.textHeader()
+        out.append("  separation  \(config.preset.rawValue) (two sleepers, one per channel)")
+        for (index, session) in sessions.enumerated() {
+            let channel = AudioChannel(rawValue: index)!
+            out.append("")
+            out.append("\(channel == .primary ? "Primary" : "Secondary") sleeper (\(channel == .primary ? "left" : "right") "
+                       + "channel) — session \(session.sessionId.uuidString)")
+            let confidences = session.events.compactMap(\.attributionConfidence)
+            if !confidences.isEmpty {
+                let sure = confidences.filter { $0 >= config.confidenceThreshold }.count
+                out.append("  attributed  \(confidences.count) event(s), \(sure) with confidence ≥ "
+                           + String(format: "%.2f", config.confidenceThreshold))
+            }
+            out += session.textSections().map { $0.isEmpty ? $0 : "  " + $0 }
+        }
+        if !warnings.isEmpty {
+            out.append("")
+            out.append("Warnings")
+            for w in warnings { out.append("  " + w.message) }
+        }
+        return out.joined(separator: "\n") + "\n"
     }
 }

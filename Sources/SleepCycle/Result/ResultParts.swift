@@ -17,12 +17,14 @@ public struct SleepEvent: Sendable, Hashable {
     public var signature: [Float]?
     /// Which snorer this snore belongs to (0, 1, …), after `AnalysisResult.labellingSnorers()`; nil otherwise.
     public var snorer: Int?
+    /// With channel separation: how sure the attribution to this sleeper is (0.5…1); nil otherwise.
+    public var attributionConfidence: Double?
     public var sessionId: UUID
 
     public init(_ event: SoundEvent, clock: AnalysisClock, sessionId: UUID) {
         id = event.id; type = event.type; start = clock.date(of: event.start); end = clock.date(of: event.end)
         probability = event.probability; source = event.source; channel = event.channel
-        signature = event.signature; self.sessionId = sessionId
+        signature = event.signature; attributionConfidence = event.attributionConfidence; self.sessionId = sessionId
     }
 }
 
@@ -46,7 +48,11 @@ public struct SleepStageInterval: Sendable, Hashable {
     public var stage: SleepStage
     public var start: Date
     public var end: Date
-    public init(stage: SleepStage, start: Date, end: Date) { self.stage = stage; self.start = start; self.end = end }
+    /// With channel separation, whose hypnogram (in `sleepStageStream`); nil otherwise and in a result's sessions.
+    public var channel: AudioChannel?
+    public init(stage: SleepStage, start: Date, end: Date, channel: AudioChannel? = nil) {
+        self.stage = stage; self.start = start; self.end = end; self.channel = channel
+    }
 }
 
 /// A stretch of constant audio-input health in wall-clock time.

@@ -43,6 +43,30 @@ public struct RealFFTPlan: @unchecked Sendable {
     public static func forward(size: Int) -> RealFFTPlan { FFTPlanCache.shared.plan(size: size) }
 }
 
+/// An inverse complex-to-real single-precision FFTW plan of one size (unnormalised: a forward then inverse
+/// transform multiplies by `size`), shared like `RealFFTPlan`.
+public struct RealInverseFFTPlan: @unchecked Sendable {
+    private let plan: OpaquePointer
+    /// Transform length (real output samples).
+    public let size: Int
+    /// Complex input bins: `size / 2 + 1`.
+    public var binCount: Int { size / 2 + 1 }
+
+    fileprivate init(plan: OpaquePointer, size: Int) { self.plan = plan; self.size = size }
+
+    /// Transforms `input` (`binCount` complex values, re, im, …) into `output` (`size` reals). FFTW's c2r
+    /// transforms always overwrite their input (FFTW manual §4.3.2). Both pointers must come from `FFTBuffer`.
+    @inline(__always)
+    public func execute(_ input: UnsafeMutablePointer<Float>, _ output: UnsafeMutablePointer<Float>) {
+        input.withMemoryRebound(to: fftwf_complex.self, capacity: binCount) { inp in
+            fftwf_execute_dft_c2r(plan, inp, output)
+        }
+    }
+
+    /// The shared inverse plan for `size` real points, created on first use under the global planner lock.
+    public static func inverse(size: Int) -> RealInverseFFTPlan { FFTPlanCache.shared.inversePlan(size: size) }
+}
+
 /// SIMD-aligned storage for FFT input/output (allocated with `fftwf_malloc`, as FFTW requires for
 /// new-array execution with plans made on aligned arrays).
 public enum FFTBuffer {
@@ -99,6 +123,24 @@ public final class FFTPlanCache: @unchecked Sendable {
             let p = RealFFTPlan(plan: raw, size: size)
             plans[size] = p
             created[size, default: 0] += 1
+            return p
+        }
+    }
+
+    private var inversePlans: [Int: RealInverseFFTPlan] = [:]
+
+    func inversePlan(size: Int) -> RealInverseFFTPlan {
+        precondition(size >= 2, "FFT size must be at least 2, got \(size)")
+        return withLock {
+            if let p = inversePlans[size] { return p }
+            let input = fftwf_alloc_complex(size / 2 + 1)!
+            let output = fftwf_alloc_real(size)!
+            defer { fftwf_free(input); fftwf_free(output) }
+            guard let raw = fftwf_plan_dft_c2r_1d(Int32(size), input, output, rigorValue.flags) else {
+                fatalError("FFTW could not plan an inverse real FFT of size \(size)")
+            }
+            let p = RealInverseFFTPlan(plan: raw, size: size)
+            inversePlans[size] = p
             return p
         }
     }

@@ -41,3 +41,5 @@ enum OptionValue {
         init(_ description: String) { self.description = description }
     }
 }
+
+extension ChannelSeparationConfig.Preset: ExpressibleByArgument {}

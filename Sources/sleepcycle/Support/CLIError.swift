@@ -61,6 +61,7 @@ struct CLIError: Error, CustomStringConvertible {
             case .full, .failed: return CLIError(.ioError, e.description)
             }
         case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
+        case let e as ChannelSeparationError: return CLIError(.usage, e.description)
         default: return CLIError(.internalError, "internal error: \(error) (please report this)")
         }
     }

@@ -1,0 +1,405 @@
+import DequeModule
+import SleepCycleBus
+import SleepCycleDSP
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The two-sleeper attributor: `.eventCandidate`s from each channel's detector in, each sound once out, as
+/// `.eventStarted` + `.eventEnded` with the sleeper's channel and an `attributionConfidence`
+/// (docs/0009-two-sleepers.md).
+///
+/// It keeps, bounded, what the decision needs from the audio: the last `ringSeconds` of both channels (16-bit, for
+/// the time difference of arrival) and, for `historySeconds`, the energy of every 32-ms hop of each channel after a
+/// 100-Hz high-pass, with each channel's noise floor (for the level difference). A candidate's cues are measured
+/// when it arrives, while its audio is still in the ring (events are decided at most ~18 s after they end; talking
+/// ~90 s later, when only its level is left). Candidates wait `decisionDelaySeconds` after their end for the other
+/// channel's detection of the same sound; overlapping candidates of both channels are then decided together:
+/// * a candidate whose cues point to its own channel's sleeper is kept;
+/// * one whose cues point to the other sleeper is cross-talk when that sleeper's channel has a kept candidate
+///   overlapping it (dropped), and otherwise a sound of that sleeper heard only on the far microphone (kept,
+///   attributed to them);
+/// * two kept events of one sleeper that overlap by half the shorter are one sound (the own channel's is kept),
+///   and so is a late candidate against one published before.
+/// Decisions less sure than the threshold fall back to detection strength: the whole group goes to the channel
+/// whose detector found it with the higher probability, so an ambiguous sound is never reported twice.
+///
+/// Cost: the cues are computed over the candidate's hops only (at most `maxFramesPerEvent` GCC-PHAT frames, spread
+/// over the event), so a quiet night costs the energy sums alone.
+public struct ChannelAttributor: AnalysisConsumer {
+    /// GCC-PHAT frame and the hop of the energy history (samples at 16 kHz: 32 ms).
+    public static let frameLength = 512
+    public let config: ChannelSeparationConfig
+    /// Seconds of stereo audio kept for the time cue, and of hop energies kept for the level cue.
+    public let ringSeconds: Double
+    public let historySeconds: Double
+    /// The most hops of an event that GCC-PHAT reads (bounds the cost of long events).
+    public let maxFramesPerEvent: Int
+
+    /// One candidate, with its cues.
+    struct Candidate {
+        var event: SoundEvent
+        var channel: AudioChannel
+        /// Level difference primary − secondary (dB), and the noise-compensated energies.
+        var levelDifferenceDB: Double
+        var energy: (primary: Double, secondary: Double)
+        /// Delay (samples; positive: the primary microphone heard it first) and the PHAT peak height; nil when the
+        /// time cue is off or the audio has left the ring.
+        var delay: (lag: Double, height: Float)?
+        var decided: (side: AudioChannel, confidence: Double)?
+    }
+
+    private var pending: [Candidate] = []
+    /// Published events of the last `historySeconds`, for late candidates of the same sound.
+    private var published: Deque<SoundEvent> = []
+    private var ending = false
+    private var position: SampleTime = 0
+
+    // Audio ring (both channels, 16-bit) on the timeline: sample t is at t mod capacity while t ≥ ringEnd − capacity.
+    private var ring: [[Int16]]
+    private let ringCapacity: Int
+    private var ringEnd: SampleTime = 0
+    // Hop energies: hop k covers [k·frameLength, (k+1)·frameLength).
+    private var hops: Deque<HopEnergy> = []
+    private var firstHop: Int64 = 0
+    private var partial = (primary: 0.0, secondary: 0.0)
+    private var partialHop: Int64 = 0
+    private var highPass = [HighPass(), HighPass()]
+    private var floor = (primary: 0.0, secondary: 0.0)
+    private let historyHops: Int
+    private let gcc: GCCPHAT?
+    private var frameL: [Float], frameR: [Float]
+
+    /// Hops of energy history held (bounded by `historySeconds`).
+    var historyCount: Int { hops.count }
+
+    struct HopEnergy {
+        var primary: Float, secondary: Float
+        var floorPrimary: Float, floorSecondary: Float
+    }
+
+    /// A one-pole high-pass at 100 Hz: rumble (traffic, ventilation) carries no attribution cue and would bias the
+    /// level difference toward the microphone nearer the window.
+    struct HighPass {
+        static let a: Float = 1 / (1 + 2 * Float.pi * 100 / Float(AnalysisClock.sampleRate))
+        var lastIn: Float = 0, lastOut: Float = 0
+        mutating func step(_ x: Float) -> Float {
+            lastOut = Self.a * (lastOut + x - lastIn)
+            lastIn = x
+            return lastOut
+        }
+    }
+
+    public init(config: ChannelSeparationConfig, ringSeconds: Double = 40, historySeconds: Double = 300,
+                maxFramesPerEvent: Int = 32) throws {
+        try config.validate()
+        self.config = config
+        self.ringSeconds = ringSeconds
+        self.historySeconds = historySeconds
+        self.maxFramesPerEvent = maxFramesPerEvent
+        let maxLag = config.maxLagSamples
+        gcc = maxLag > 0 ? try GCCPHAT(frameLength: Self.frameLength, maxLag: maxLag) : nil
+        ringCapacity = gcc == nil ? 0 : Int(ringSeconds * Double(AnalysisClock.sampleRate))
+        ring = [[Int16](repeating: 0, count: ringCapacity), [Int16](repeating: 0, count: ringCapacity)]
+        historyHops = Int(historySeconds * Double(AnalysisClock.sampleRate)) / Self.frameLength
+        frameL = [Float](repeating: 0, count: Self.frameLength)
+        frameR = frameL
+    }
+
+    public mutating func handle(_ event: AnalysisEvent) -> [AnalysisEvent] {
+        switch event {
+        case .sessionStarted(let info):
+            position = info.timelineStart
+            ringEnd = info.timelineStart
+            firstHop = info.timelineStart / SampleTime(Self.frameLength)
+            partialHop = firstHop
+            return []
+        case .audio(let block):
+            guard block.channels.count >= 2 else { return [] }
+            append(block)
+            position = max(position, block.end)
+            return decideReady()
+        case .gap(let gap):
+            position = max(position, gap.start + gap.length)
+            return decideReady()
+        case .eventCandidate(let e):
+            guard let channel = e.channel else { return [.eventStarted(e), .eventEnded(e)] }
+            pending.append(measure(e, channel: channel))
+            return ending ? decide(all: true) : []
+        case .sessionEnding:
+            ending = true
+            return decide(all: true)
+        default:
+            return []
+        }
+    }
+
+    // MARK: - Audio
+
+    private mutating func append(_ block: AudioBlock) {
+        let n = min(block.channels[0].count, block.channels[1].count)
+        guard n > 0 else { return }
+        // A block after a hole: the hops in between are silent, the ring's old samples there are stale.
+        if block.start > ringEnd { skip(to: block.start) }
+        let hop = SampleTime(Self.frameLength)
+        var hpL = highPass[0], hpR = highPass[1]
+        block.channels[0].withUnsafeBufferPointer { left in
+            block.channels[1].withUnsafeBufferPointer { right in
+                var i = 0
+                while i < n {
+                    let k = (block.start + SampleTime(i)) / hop
+                    if k != partialHop { closeHops(upTo: k) }
+                    let end = min(n, Int((k + 1) * hop - block.start))
+                    var eL: Float = 0, eR: Float = 0
+                    for j in i..<end {
+                        let l = hpL.step(left[j]), r = hpR.step(right[j])
+                        eL += l * l; eR += r * r
+                    }
+                    partial.primary += Double(eL)
+                    partial.secondary += Double(eR)
+                    i = end
+                }
+                if ringCapacity > 0 { write(left, right, count: n, at: block.start) }
+            }
+        }
+        highPass = [hpL, hpR]
+        ringEnd = max(ringEnd, block.start + SampleTime(n))
+    }
+
+    /// Copies `count` samples of each channel into the ring at timeline position `start`, in at most two runs.
+    private mutating func write(_ left: UnsafeBufferPointer<Float>, _ right: UnsafeBufferPointer<Float>, count: Int,
+                                at start: SampleTime) {
+        let capacity = ringCapacity
+        var done = max(0, count - capacity)   // a block longer than the ring: only its last samples stay
+        while done < count {
+            let slot = Int((start + SampleTime(done)) % SampleTime(capacity))
+            let run = min(count - done, capacity - slot)
+            ring[0].withUnsafeMutableBufferPointer { r in
+                for j in 0..<run { r[slot + j] = Self.int16(left[done + j]) }
+            }
+            ring[1].withUnsafeMutableBufferPointer { r in
+                for j in 0..<run { r[slot + j] = Self.int16(right[done + j]) }
+            }
+            done += run
+        }
+    }
+
+    private mutating func skip(to t: SampleTime) {
+        if ringCapacity > 0 {
+            let stale = min(SampleTime(ringCapacity), t - ringEnd)
+            for s in 0..<stale {
+                let slot = Int((ringEnd + s) % SampleTime(ringCapacity))
+                ring[0][slot] = 0; ring[1][slot] = 0
+            }
+        }
+        ringEnd = t
+        closeHops(upTo: t / SampleTime(Self.frameLength))
+        highPass = [HighPass(), HighPass()]
+    }
+
+    /// Closes the hop being summed and any empty hops before `k`.
+    private mutating func closeHops(upTo k: Int64) {
+        while partialHop < k {
+            let e = partial
+            // The noise floor follows a quieter hop at once (a fifth of the way) and rises 3 dB per 10 s otherwise.
+            floor.primary = Self.track(floor.primary, e.primary)
+            floor.secondary = Self.track(floor.secondary, e.secondary)
+            hops.append(HopEnergy(primary: Float(e.primary), secondary: Float(e.secondary),
+                                  floorPrimary: Float(floor.primary), floorSecondary: Float(floor.secondary)))
+            if hops.count > historyHops { hops.removeFirst(); firstHop += 1 }
+            partial = (0, 0)
+            partialHop += 1
+        }
+    }
+
+    static let floorRise = pow(10, 0.3 / (10 * Double(AnalysisClock.sampleRate) / Double(frameLength)))
+    static func track(_ floor: Double, _ e: Double) -> Double {
+        if floor <= 0 { return e }
+        if e < floor { return floor + 0.2 * (e - floor) }
+        return min(e, floor * floorRise)
+    }
+
+    @inline(__always)
+    static func int16(_ x: Float) -> Int16 {
+        Int16(max(-32767, min(32767, (x * 32767).rounded())))
+    }
+
+    // MARK: - Cues
+
+    private mutating func measure(_ e: SoundEvent, channel: AudioChannel) -> Candidate {
+        let hop = SampleTime(Self.frameLength)
+        let first = max(e.start / hop, firstHop)
+        let last = min((max(e.end, e.start + 1) + hop - 1) / hop, firstHop + Int64(hops.count))
+        var sP = 0.0, sS = 0.0, rawP = 0.0, rawS = 0.0
+        var ranked: [(k: Int64, excess: Double)] = []
+        if first < last {
+            for k in first..<last {
+                let h = hops[Int(k - firstHop)]
+                let eP = Double(h.primary), eS = Double(h.secondary)
+                let xP = max(0, eP - Double(h.floorPrimary)), xS = max(0, eS - Double(h.floorSecondary))
+                sP += xP; sS += xS; rawP += eP; rawS += eS
+                ranked.append((k, xP + xS))
+            }
+        }
+        // Noise-compensated energies when the event stands above the floor; the raw ones otherwise.
+        let useRaw = sP + sS <= 1e-12
+        let energy = useRaw ? (rawP, rawS) : (sP, sS)
+        let ld = 10 * log10((energy.0 + 1e-12) / (energy.1 + 1e-12))
+        var candidate = Candidate(event: e, channel: channel, levelDifferenceDB: max(-60, min(60, ld)),
+                                  energy: (energy.0, energy.1), delay: nil)
+        if let gcc, ringCapacity > 0 {
+            let oldest = ringEnd - SampleTime(ringCapacity)
+            // The hops above the noise floor, spread evenly over the event (not only its loudest part: where two
+            // sleepers overlap, the stretches where one sounds alone carry the decisive delay).
+            let audible = ranked.filter { $0.k * hop >= oldest && ($0.k + 1) * hop <= ringEnd && $0.excess > 0 }
+            let step = max(1, (audible.count + maxFramesPerEvent - 1) / maxFramesPerEvent)
+            let frames = stride(from: 0, to: audible.count, by: step).map { audible[$0] }
+            gcc.reset()
+            for f in frames {
+                let start = f.k * hop
+                for i in 0..<Self.frameLength {
+                    let slot = Int((start + SampleTime(i)) % SampleTime(ringCapacity))
+                    frameL[i] = Float(ring[0][slot]) / 32767
+                    frameR[i] = Float(ring[1][slot]) / 32767
+                }
+                frameL.withUnsafeBufferPointer { l in
+                    frameR.withUnsafeBufferPointer { r in
+                        _ = gcc.accumulate(left: l.baseAddress!, right: r.baseAddress!)
+                    }
+                }
+            }
+            if gcc.totalWeight > 0 { candidate.delay = Self.peak(gcc.correlation(), maxLag: gcc.maxLag) }
+        }
+        return candidate
+    }
+
+    /// The correlation's highest peak, refined by a parabola through it and its neighbours.
+    static func peak(_ r: [Float], maxLag: Int) -> (lag: Double, height: Float) {
+        var best = 0
+        for i in r.indices where r[i] > r[best] { best = i }
+        var offset = 0.0
+        if best > 0, best < r.count - 1 {
+            let a = Double(r[best - 1]), b = Double(r[best]), c = Double(r[best + 1])
+            let d = a - 2 * b + c
+            if d < 0 { offset = max(-0.5, min(0.5, 0.5 * (a - c) / d)) }
+        }
+        return (Double(best - maxLag) + offset, r[best])
+    }
+
+    // MARK: - Decisions
+
+    /// Decides the groups of overlapping candidates whose last end is `decisionDelaySeconds` behind the audio.
+    private mutating func decideReady() -> [AnalysisEvent] {
+        guard !pending.isEmpty else { return [] }
+        return decide(all: false)
+    }
+
+    private mutating func decide(all: Bool) -> [AnalysisEvent] {
+        guard !pending.isEmpty else { return [] }
+        pending.sort { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }
+        let delay = AnalysisClock.samples(seconds: config.decisionDelaySeconds)
+        let tolerance = AnalysisClock.samples(seconds: 0.25)
+        var groups: [[Candidate]] = []
+        var groupEnd: SampleTime = .min
+        for c in pending {
+            if let _ = groups.last, c.event.start <= groupEnd + tolerance {
+                groups[groups.count - 1].append(c)
+                groupEnd = max(groupEnd, c.event.end)
+            } else {
+                groups.append([c])
+                groupEnd = c.event.end
+            }
+        }
+        var out: [AnalysisEvent] = []
+        var remaining: [Candidate] = []
+        for group in groups {
+            let end = group.map(\.event.end).max()!
+            if all || position >= end + delay {
+                out += resolve(group)
+            } else {
+                remaining += group
+            }
+        }
+        pending = remaining
+        let horizon = position - AnalysisClock.samples(seconds: historySeconds)
+        while let first = published.first, first.end < horizon { published.removeFirst() }
+        return out
+    }
+
+    /// The strongest detection of each channel among `group`'s candidates overlapping `c` (0: none).
+    private static func strength(of c: Candidate, in group: [Candidate]) -> (primary: Double, secondary: Double) {
+        var p = 0.0, s = 0.0
+        for o in group where overlap(o.event, c.event) > 0 || o.event.id == c.event.id {
+            if o.channel == .primary { p = max(p, o.event.probability) } else { s = max(s, o.event.probability) }
+        }
+        return (p, s)
+    }
+
+    static func overlap(_ a: SoundEvent, _ b: SoundEvent) -> SampleTime {
+        max(0, min(a.end, b.end) - max(a.start, b.start))
+    }
+
+    /// Whether `a` and `b` share at least half of the shorter one.
+    static func sameSound(_ a: SoundEvent, _ b: SoundEvent) -> Bool {
+        let shorter = max(1, min(a.end - a.start, b.end - b.start))
+        return overlap(a, b) * 2 >= shorter
+    }
+
+    /// The side and confidence of one candidate from its cues.
+    func score(_ c: Candidate, strength: (primary: Double, secondary: Double)) -> (z: Double, confidence: Double) {
+        let w = config.settings(for: c.event.type)
+        var sum = w.level * tanh(c.levelDifferenceDB / config.levelScaleDB) + w.strength * (strength.primary - strength.secondary)
+        var weights = w.level + w.strength
+        if w.time > 0, let d = c.delay {
+            weights += w.time
+            let path = abs(d.lag) / Double(AnalysisClock.sampleRate) * config.speedOfSound
+            if path >= config.ambiguousZone {
+                sum += w.time * (d.lag > 0 ? 1 : -1) * min(1, Double(d.height) / config.coherenceScale)
+            }
+        }
+        let z = weights > 0 ? sum / weights : 0
+        return (z, 1 / (1 + exp(-config.confidenceSlope * abs(z))))
+    }
+
+    private mutating func resolve(_ group: [Candidate]) -> [AnalysisEvent] {
+        var scored = group
+        // Detection strength of the whole group, for the fallback: the higher probability, then the louder channel.
+        let bestP = group.filter { $0.channel == .primary }.map(\.event.probability).max() ?? 0
+        let bestS = group.filter { $0.channel == .secondary }.map(\.event.probability).max() ?? 0
+        let energyP = group.map(\.energy.primary).reduce(0, +), energyS = group.map(\.energy.secondary).reduce(0, +)
+        let strongest: AudioChannel = bestP != bestS ? (bestP > bestS ? .primary : .secondary)
+            : (energyP >= energyS ? .primary : .secondary)
+        for i in scored.indices {
+            let c = scored[i]
+            let (z, confidence) = score(c, strength: Self.strength(of: c, in: group))
+            let threshold = config.settings(for: c.event.type).threshold
+            let side: AudioChannel = confidence < threshold || z == 0 ? strongest : (z > 0 ? .primary : .secondary)
+            scored[i].decided = (side, confidence)
+        }
+        // Own detections first, each side's strongest first: they are the ones kept when two are one sound.
+        let own = scored.filter { $0.decided!.side == $0.channel }
+        var kept: [Candidate] = own
+        for x in scored where x.decided!.side != x.channel {
+            let crossTalk = own.contains { $0.channel == x.decided!.side && Self.overlap($0.event, x.event) > 0 }
+            if !crossTalk { kept.append(x) }
+        }
+        var chosen: [SoundEvent] = []
+        for c in kept.sorted(by: { a, b in
+            let ownA = a.decided!.side == a.channel, ownB = b.decided!.side == b.channel
+            return ownA != ownB ? ownA : (a.event.probability, -a.event.id) > (b.event.probability, -b.event.id)
+        }) {
+            let side = c.decided!.side
+            var e = c.event
+            e.channel = side
+            e.attributionConfidence = c.decided!.confidence
+            if chosen.contains(where: { $0.channel == side && Self.sameSound($0, e) }) { continue }
+            if published.contains(where: { $0.channel == side && Self.sameSound($0, e) }) { continue }
+            chosen.append(e)
+        }
+        chosen.sort { ($0.start, $0.id) < ($1.start, $1.id) }
+        for e in chosen { published.append(e) }
+        return chosen.flatMap { [AnalysisEvent.eventStarted($0), .eventEnded($0)] }
+    }
+}

@@ -1,0 +1,159 @@
+import SleepCycleBus
+
+/// How the sounds of a stereo recording are attributed to two sleepers, one per channel: channel 0 (left) is the
+/// `primary` sleeper's, channel 1 (right) the `secondary`'s (the Sleep Cycle SDK's multi-channel model).
+///
+/// Every event one channel's detector finds is scored on three cues (docs/0009-two-sleepers.md):
+/// * **level**: the noise-compensated level difference between the microphones over the event (a sleeper is
+///   louder at the microphone nearer them; inverse-square law plus the room's direct-to-reverberant ratio);
+/// * **time**: the time difference of arrival from GCC-PHAT (the sound reaches the nearer microphone first), used
+///   only when the PHAT peak is clear (its height, a coherence measure) and the delay lies outside the ambiguous
+///   zone around zero;
+/// * **strength**: the detection probabilities of the event on each channel.
+///
+/// Each cue gives a value in −1…1 (positive: the primary sleeper); their weighted mean `z` picks the side, and
+/// `attributionConfidence = 1 / (1 + e^(−confidenceSlope·|z|))` says how sure that is.
+public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
+    public enum Preset: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Two microphones apart, one near each sleeper (on the bedside tables). Level and time both speak.
+        case bedSideMics = "bedside"
+        /// A closely spaced pair between the sleepers, its axis along the line joining them (a stereo microphone
+        /// or a smart speaker's array at the headboard). Levels barely differ: time of arrival decides.
+        case centeredMicArray = "centered"
+        /// No spatial cues (microphones in unknown places): the channel where the event is detected more
+        /// strongly, and louder, wins.
+        case detectionStrengthOnly = "strength"
+    }
+
+    /// Weights of the cues for one event type (nil: the config's own).
+    public struct EventTypeSettings: Sendable, Hashable, Codable {
+        public var levelWeight: Double?
+        public var timeWeight: Double?
+        public var strengthWeight: Double?
+        public var confidenceThreshold: Double?
+        public init(levelWeight: Double? = nil, timeWeight: Double? = nil, strengthWeight: Double? = nil,
+                    confidenceThreshold: Double? = nil) {
+            self.levelWeight = levelWeight; self.timeWeight = timeWeight; self.strengthWeight = strengthWeight
+            self.confidenceThreshold = confidenceThreshold
+        }
+    }
+
+    public var preset: Preset
+    /// Distance between the two microphones (metres): bounds the delays searched (distance / speed of sound).
+    public var microphoneDistance: Double
+    /// Path-length difference (metres) under which a sound counts as coming from the middle: its time difference
+    /// is not used (a sound between the sleepers, or a delay the estimate cannot tell from zero).
+    public var ambiguousZone: Double
+    /// Attributions less sure than this fall back to detection strength: the event goes to the channel whose
+    /// detector found it with the higher probability (ties: the louder channel).
+    public var confidenceThreshold: Double
+    /// Cue weights (any ≥ 0, not all 0).
+    public var levelWeight: Double
+    public var timeWeight: Double
+    public var strengthWeight: Double
+    /// The level difference (dB) at which the level cue reaches tanh(1) ≈ 0.76.
+    public var levelScaleDB: Double
+    /// The PHAT peak height (0…1) at which the time cue counts fully; lower peaks (diffuse or reverberant sound,
+    /// two sources at once) count in proportion.
+    public var coherenceScale: Double
+    /// Sharpness of the confidence curve: |z| = 0.5 gives 1 / (1 + e^(−slope/2)).
+    public var confidenceSlope: Double
+    /// Per event type overrides of the weights and threshold.
+    public var perEventType: [EventType: EventTypeSettings]
+    /// How long after an event's end (seconds of audio) the attributor waits for the other channel's detection of
+    /// the same sound before deciding.
+    public var decisionDelaySeconds: Double
+    /// Speed of sound (m/s).
+    public var speedOfSound: Double
+
+    public init(preset: Preset, microphoneDistance: Double, ambiguousZone: Double, confidenceThreshold: Double,
+                levelWeight: Double, timeWeight: Double, strengthWeight: Double, levelScaleDB: Double = 3,
+                coherenceScale: Double = 0.25, confidenceSlope: Double = 6,
+                perEventType: [EventType: EventTypeSettings] = [:], decisionDelaySeconds: Double = 8,
+                speedOfSound: Double = 343) {
+        self.preset = preset; self.microphoneDistance = microphoneDistance; self.ambiguousZone = ambiguousZone
+        self.confidenceThreshold = confidenceThreshold; self.levelWeight = levelWeight; self.timeWeight = timeWeight
+        self.strengthWeight = strengthWeight; self.levelScaleDB = levelScaleDB; self.coherenceScale = coherenceScale
+        self.confidenceSlope = confidenceSlope; self.perEventType = perEventType
+        self.decisionDelaySeconds = decisionDelaySeconds; self.speedOfSound = speedOfSound
+    }
+
+    /// Microphones on the two bedside tables, up to 3 m apart. Movement comes from the whole body and the bed, not
+    /// the head, so its time difference weighs half.
+    public static let bedSideMics = ChannelSeparationConfig(
+        preset: .bedSideMics, microphoneDistance: 3.0, ambiguousZone: 0.10, confidenceThreshold: 0.6,
+        levelWeight: 1.0, timeWeight: 0.8, strengthWeight: 0.3,
+        perEventType: [.movement: EventTypeSettings(timeWeight: 0.4)])
+
+    /// A pair 5–30 cm apart between the sleepers (default 20 cm; delays up to 0.6 ms, 9 samples at 16 kHz).
+    public static let centeredMicArray = ChannelSeparationConfig(
+        preset: .centeredMicArray, microphoneDistance: 0.20, ambiguousZone: 0.02, confidenceThreshold: 0.6,
+        levelWeight: 0.3, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 1.5,
+        perEventType: [.movement: EventTypeSettings(levelWeight: 0.5, timeWeight: 0.6)])
+
+    /// Detection strength only: the level of the event on each channel (the signal's strength) and the detection
+    /// probabilities (the detector's), no time difference. The level weighs more: a detector that found a sound
+    /// only on the far microphone says less than the 10 dB by which the near one heard it louder.
+    public static func detectionStrengthOnly(levelWeight: Double = 1.0, strengthWeight: Double = 0.5)
+        -> ChannelSeparationConfig {
+        ChannelSeparationConfig(preset: .detectionStrengthOnly, microphoneDistance: 0, ambiguousZone: 0,
+                                confidenceThreshold: 0, levelWeight: levelWeight, timeWeight: 0,
+                                strengthWeight: strengthWeight)
+    }
+
+    /// The preset's default configuration.
+    public static func preset(_ preset: Preset) -> ChannelSeparationConfig {
+        switch preset {
+        case .bedSideMics: .bedSideMics
+        case .centeredMicArray: .centeredMicArray
+        case .detectionStrengthOnly: .detectionStrengthOnly()
+        }
+    }
+
+    /// The largest delay searched, in samples at the analysis rate (0: time is not used).
+    public var maxLagSamples: Int {
+        guard timeWeight > 0 || perEventType.values.contains(where: { ($0.timeWeight ?? 0) > 0 }),
+              microphoneDistance > 0 else { return 0 }
+        return max(2, Int((microphoneDistance / speedOfSound * Double(AnalysisClock.sampleRate)).rounded(.up)) + 1)
+    }
+
+    /// The weights and threshold for `type`.
+    func settings(for type: EventType) -> (level: Double, time: Double, strength: Double, threshold: Double) {
+        let o = perEventType[type]
+        return (o?.levelWeight ?? levelWeight, o?.timeWeight ?? timeWeight, o?.strengthWeight ?? strengthWeight,
+                o?.confidenceThreshold ?? confidenceThreshold)
+    }
+
+    /// Throws a one-line description of the first invalid parameter.
+    public func validate() throws {
+        func check(_ ok: Bool, _ message: String) throws {
+            if !ok { throw ChannelSeparationError(message) }
+        }
+        try check(microphoneDistance.isFinite && microphoneDistance >= 0 && microphoneDistance <= 10,
+                  "microphone distance must be 0…10 m, got \(microphoneDistance)")
+        try check(ambiguousZone.isFinite && ambiguousZone >= 0, "ambiguous zone must be ≥ 0 m, got \(ambiguousZone)")
+        try check((0...1).contains(confidenceThreshold), "confidence threshold must be 0…1, got \(confidenceThreshold)")
+        try check(levelScaleDB.isFinite && levelScaleDB > 0, "level scale must be > 0 dB, got \(levelScaleDB)")
+        try check(coherenceScale.isFinite && coherenceScale > 0 && coherenceScale <= 1,
+                  "coherence scale must be in (0, 1], got \(coherenceScale)")
+        try check(confidenceSlope.isFinite && confidenceSlope > 0, "confidence slope must be > 0, got \(confidenceSlope)")
+        try check(decisionDelaySeconds.isFinite && (0...120).contains(decisionDelaySeconds),
+                  "decision delay must be 0…120 s, got \(decisionDelaySeconds)")
+        try check(speedOfSound.isFinite && speedOfSound > 100, "speed of sound must be > 100 m/s, got \(speedOfSound)")
+        for type in EventType.allCases {
+            let s = settings(for: type)
+            try check([s.level, s.time, s.strength].allSatisfy { $0.isFinite && $0 >= 0 },
+                      "\(type.rawValue): cue weights must be ≥ 0")
+            try check(s.level + s.time + s.strength > 0, "\(type.rawValue): at least one cue weight must be > 0")
+            try check((0...1).contains(s.threshold), "\(type.rawValue): confidence threshold must be 0…1")
+        }
+        try check(maxLagSamples < ChannelAttributor.frameLength,
+                  "microphone distance \(microphoneDistance) m is too large for the 32-ms frames (at most 10 m)")
+    }
+}
+
+/// An invalid channel-separation setting.
+public struct ChannelSeparationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

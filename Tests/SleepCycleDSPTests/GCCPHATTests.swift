@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import SleepCycleDSP
+
+@Suite("GCC-PHAT")
+struct GCCPHATTests {
+    /// Deterministic white noise (xorshift), uniform in −1…1.
+    static func noise(_ count: Int, seed: UInt64) -> [Float] {
+        var state = seed | 1
+        return (0..<count).map { _ in
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Float(Double(state % 2_000_001) / 1_000_000 - 1)
+        }
+    }
+
+    /// `x` delayed by `delay` samples (fractional), by a windowed-sinc interpolator of 64 taps each side.
+    static func delayed(_ x: [Float], by delay: Double) -> [Float] {
+        (0..<x.count).map { n in
+            let t = Double(n) - delay
+            let centre = Int(t.rounded(.down))
+            var sum = 0.0
+            for k in (centre - 63)...(centre + 64) where k >= 0 && k < x.count {
+                let u = t - Double(k)
+                let sinc = abs(u) < 1e-12 ? 1 : sin(Double.pi * u) / (Double.pi * u)
+                let w = 0.5 + 0.5 * cos(Double.pi * u / 64)
+                sum += Double(x[k]) * sinc * w
+            }
+            return Float(sum)
+        }
+    }
+
+    @Test("integer delays are found exactly, either sign", arguments: [-37, -5, -1, 0, 1, 3, 12, 90])
+    func integerDelay(_ delay: Int) throws {
+        let source = Self.noise(16_000 + 200, seed: 7)
+        let left = Array(source[100..<(16_100)])
+        let right = Array(source[(100 - delay)..<(16_100 - delay)])
+        let gcc = try GCCPHAT(frameLength: 1024, maxLag: 100)
+        let found = try #require(gcc.delay(left: left, right: right))
+        #expect(abs(found.lag - Double(delay)) < 0.02)
+        // The windows overlap less as the delay grows, so the peak is a little lower for long delays.
+        #expect(found.height > 0.85)
+    }
+
+    @Test("fractional delays are found to a twentieth of a sample", arguments: [0.25, 0.5, 2.3, -4.7, 7.75])
+    func fractionalDelay(_ delay: Double) throws {
+        let source = Self.noise(12_000, seed: 11)
+        let right = Self.delayed(source, by: delay)
+        let gcc = try GCCPHAT(frameLength: 1024, maxLag: 16)
+        let found = try #require(gcc.delay(left: Array(source[200..<11_800]), right: Array(right[200..<11_800])))
+        #expect(abs(found.lag - delay) < 0.05, "found \(found.lag) for \(delay)")
+    }
+
+    @Test("a delayed copy in independent noise at 0 dB SNR is still found")
+    func noisyDelay() throws {
+        let source = Self.noise(32_000 + 64, seed: 3)
+        let n1 = Self.noise(32_000, seed: 99), n2 = Self.noise(32_000, seed: 1234)
+        let left = (0..<32_000).map { source[$0 + 64] + n1[$0] }
+        let right = (0..<32_000).map { source[$0 + 64 - 9] + n2[$0] }
+        let gcc = try GCCPHAT(frameLength: 1024, maxLag: 20)
+        let found = try #require(gcc.delay(left: left, right: right))
+        #expect(abs(found.lag - 9) < 0.2)
+        #expect(found.height < 0.9)   // half the power is uncorrelated: a lower peak (a coherence cue)
+    }
+
+    @Test("an echo (reflection) does not pull the direct path's peak")
+    func reflection() throws {
+        let source = Self.noise(24_000, seed: 5)
+        let direct = Self.delayed(source, by: 4)
+        let echo = Self.delayed(source, by: 30)
+        let right = zip(direct, echo).map { $0 + 0.6 * $1 }
+        let gcc = try GCCPHAT(frameLength: 1024, maxLag: 40)
+        let found = try #require(gcc.delay(left: source, right: right))
+        #expect(abs(found.lag - 4) < 0.1)
+    }
+
+    @Test("silence gives no delay; bad parameters are refused")
+    func silenceAndParameters() throws {
+        let gcc = try GCCPHAT(frameLength: 256, maxLag: 10)
+        #expect(gcc.delay(left: [Float](repeating: 0, count: 4096), right: Self.noise(4096, seed: 1)) == nil)
+        #expect(gcc.delay(left: [1, 2, 3], right: [1, 2, 3]) == nil)
+        #expect(throws: DSPError.self) { try GCCPHAT(frameLength: 256, maxLag: 256) }
+        #expect(throws: DSPError.self) { try GCCPHAT(frameLength: 8, maxLag: 2) }
+    }
+
+    @Test("the inverse plan undoes the forward one (times its size)")
+    func inverseRoundTrip() {
+        let n = 64
+        let x = Self.noise(n, seed: 42)
+        let input = FFTBuffer.allocate(n), spectrum = FFTBuffer.allocate(n + 2), output = FFTBuffer.allocate(n)
+        defer { FFTBuffer.deallocate(input); FFTBuffer.deallocate(spectrum); FFTBuffer.deallocate(output) }
+        for i in 0..<n { input[i] = x[i] }
+        RealFFTPlan.forward(size: n).execute(input, spectrum)
+        RealInverseFFTPlan.inverse(size: n).execute(spectrum, output)
+        for i in 0..<n { #expect(abs(output[i] / Float(n) - x[i]) < 1e-5) }
+    }
+}
