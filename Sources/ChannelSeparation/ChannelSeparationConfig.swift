@@ -60,6 +60,11 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
     public var confidenceSlope: Double
     /// Per event type overrides of the weights and threshold.
     public var perEventType: [EventType: EventTypeSettings]
+    /// Snores of one sleeper sound alike (their 16-d signatures): a snore's cues are joined by those of the snores
+    /// within `signatureSeconds` of it, each weighted by `signatureWeight` × its signature's cosine similarity
+    /// (when positive). 0 turns it off.
+    public var signatureWeight: Double = 1.0
+    public var signatureSeconds: Double = 40
     /// How long after an event's end (seconds of audio) the attributor waits for the other channel's detection of
     /// the same sound before deciding.
     public var decisionDelaySeconds: Double
@@ -69,7 +74,7 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
     public init(preset: Preset, microphoneDistance: Double, ambiguousZone: Double, confidenceThreshold: Double,
                 levelWeight: Double, timeWeight: Double, strengthWeight: Double, levelScaleDB: Double = 3,
                 coherenceScale: Double = 0.25, confidenceSlope: Double = 6,
-                perEventType: [EventType: EventTypeSettings] = [:], decisionDelaySeconds: Double = 8,
+                perEventType: [EventType: EventTypeSettings] = [:], decisionDelaySeconds: Double = 20,
                 speedOfSound: Double = 343) {
         self.preset = preset; self.microphoneDistance = microphoneDistance; self.ambiguousZone = ambiguousZone
         self.confidenceThreshold = confidenceThreshold; self.levelWeight = levelWeight; self.timeWeight = timeWeight
@@ -81,14 +86,14 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
     /// Microphones on the two bedside tables, up to 3 m apart. Movement comes from the whole body and the bed, not
     /// the head, so its time difference weighs half.
     public static let bedSideMics = ChannelSeparationConfig(
-        preset: .bedSideMics, microphoneDistance: 3.0, ambiguousZone: 0.10, confidenceThreshold: 0.6,
-        levelWeight: 1.0, timeWeight: 0.8, strengthWeight: 0.3,
+        preset: .bedSideMics, microphoneDistance: 3.0, ambiguousZone: 0.03, confidenceThreshold: 0.6,
+        levelWeight: 1.0, timeWeight: 1.0, strengthWeight: 0.2, coherenceScale: 0.1,
         perEventType: [.movement: EventTypeSettings(timeWeight: 0.4)])
 
     /// A pair 5–30 cm apart between the sleepers (default 20 cm; delays up to 0.6 ms, 9 samples at 16 kHz).
     public static let centeredMicArray = ChannelSeparationConfig(
         preset: .centeredMicArray, microphoneDistance: 0.20, ambiguousZone: 0.02, confidenceThreshold: 0.6,
-        levelWeight: 0.3, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 1.5,
+        levelWeight: 1.0, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 1.5, coherenceScale: 0.1,
         perEventType: [.movement: EventTypeSettings(levelWeight: 0.5, timeWeight: 0.6)])
 
     /// Detection strength only: the level of the event on each channel (the signal's strength) and the detection
@@ -129,8 +134,8 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
         func check(_ ok: Bool, _ message: String) throws {
             if !ok { throw ChannelSeparationError(message) }
         }
-        try check(microphoneDistance.isFinite && microphoneDistance >= 0 && microphoneDistance <= 10,
-                  "microphone distance must be 0…10 m, got \(microphoneDistance)")
+        try check(microphoneDistance.isFinite && microphoneDistance >= 0 && microphoneDistance <= 5,
+                  "microphone distance must be 0…5 m, got \(microphoneDistance)")
         try check(ambiguousZone.isFinite && ambiguousZone >= 0, "ambiguous zone must be ≥ 0 m, got \(ambiguousZone)")
         try check((0...1).contains(confidenceThreshold), "confidence threshold must be 0…1, got \(confidenceThreshold)")
         try check(levelScaleDB.isFinite && levelScaleDB > 0, "level scale must be > 0 dB, got \(levelScaleDB)")
@@ -139,6 +144,9 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
         try check(confidenceSlope.isFinite && confidenceSlope > 0, "confidence slope must be > 0, got \(confidenceSlope)")
         try check(decisionDelaySeconds.isFinite && (0...120).contains(decisionDelaySeconds),
                   "decision delay must be 0…120 s, got \(decisionDelaySeconds)")
+        try check(signatureWeight.isFinite && signatureWeight >= 0, "signature weight must be ≥ 0, got \(signatureWeight)")
+        try check(signatureSeconds.isFinite && (0...300).contains(signatureSeconds),
+                  "signature span must be 0…300 s, got \(signatureSeconds)")
         try check(speedOfSound.isFinite && speedOfSound > 100, "speed of sound must be > 100 m/s, got \(speedOfSound)")
         for type in EventType.allCases {
             let s = settings(for: type)
@@ -147,8 +155,8 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
             try check(s.level + s.time + s.strength > 0, "\(type.rawValue): at least one cue weight must be > 0")
             try check((0...1).contains(s.threshold), "\(type.rawValue): confidence threshold must be 0…1")
         }
-        try check(maxLagSamples < ChannelAttributor.frameLength,
-                  "microphone distance \(microphoneDistance) m is too large for the 32-ms frames (at most 10 m)")
+        try check(maxLagSamples < ChannelAttributor.gccFrameLength / 2,
+                  "microphone distance \(microphoneDistance) m is too large for the 32-ms frames (at most 5 m)")
     }
 }
 
