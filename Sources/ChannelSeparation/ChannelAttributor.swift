@@ -267,13 +267,27 @@ public struct ChannelAttributor: AnalysisConsumer {
             let step = max(1, (audible.count + maxFramesPerEvent - 1) / maxFramesPerEvent)
             let frames = stride(from: 0, to: audible.count, by: step).map { audible[$0] }
             gcc.reset()
-            for f in frames {
-                let start = f.k * hop
-                for i in 0..<Self.gccFrameLength {
-                    let slot = Int((start + SampleTime(i)) % SampleTime(ringCapacity))
-                    frameL[i] = Float(ring[0][slot]) / 32767
-                    frameR[i] = Float(ring[1][slot]) / 32767
+            gcc.resetNoise()
+            // The background just before the event (its quietest hops in the preceding 5 s): the frequencies where
+            // it is as loud as the event do not vote (another sleeper's breathing, a fan).
+            let before = SampleTime(5 * AnalysisClock.sampleRate)
+            let quietFirst = max(firstHop, (e.start - before) / hop), quietLast = e.start / hop - 1
+            if config.snrWeighting, quietFirst < quietLast {
+                let quiet = (quietFirst..<quietLast).filter {
+                    $0 * hop >= oldest && $0 * hop + SampleTime(Self.gccFrameLength) <= min(ringEnd, e.start)
+                }.sorted { a, b in
+                    let ha = hops[Int(a - firstHop)], hb = hops[Int(b - firstHop)]
+                    return (ha.primary + ha.secondary, a) < (hb.primary + hb.secondary, b)
+                }.prefix(Self.noiseFrames)
+                for k in quiet {
+                    copyFrame(at: k * hop)
+                    frameL.withUnsafeBufferPointer { l in
+                        frameR.withUnsafeBufferPointer { r in gcc.accumulateNoise(left: l.baseAddress!, right: r.baseAddress!) }
+                    }
                 }
+            }
+            for f in frames {
+                copyFrame(at: f.k * hop)
                 frameL.withUnsafeBufferPointer { l in
                     frameR.withUnsafeBufferPointer { r in
                         // Louder hops weigh more (amplitude over the loudest's), each still whitened.
@@ -287,6 +301,18 @@ public struct ChannelAttributor: AnalysisConsumer {
         candidate.cueZ = score(candidate, strength: (0, 0), cuesOnly: true).z
         return candidate
     }
+
+    /// Copies the GCC frame starting at `start` out of the ring into `frameL` / `frameR`.
+    private mutating func copyFrame(at start: SampleTime) {
+        for i in 0..<Self.gccFrameLength {
+            let slot = Int((start + SampleTime(i)) % SampleTime(ringCapacity))
+            frameL[i] = Float(ring[0][slot]) / 32767
+            frameR[i] = Float(ring[1][slot]) / 32767
+        }
+    }
+
+    /// Background frames read before each event (for the SNR weighting of its GCC-PHAT).
+    static let noiseFrames = 12
 
     /// The correlation's highest peak, refined by a parabola through it and its neighbours.
     static func peak(_ r: [Float], maxLag: Int) -> (lag: Double, height: Float) {

@@ -1,3 +1,4 @@
+import Foundation
 import SleepCycleBus
 
 /// How the sounds of a stereo recording are attributed to two sleepers, one per channel: channel 0 (left) is the
@@ -64,6 +65,10 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
     /// within `signatureSeconds` of it, each weighted by `signatureWeight` × its signature's cosine similarity
     /// (when positive). 0 turns it off.
     public var signatureWeight: Double = 1.0
+    /// Weight each frequency of the time-difference estimate by its signal-to-noise ratio against the background
+    /// just before the event (`GCCPHAT.accumulateNoise`), not only by the phase transform. Off by default: on the
+    /// simulated bedrooms it attributed 1.5 points fewer events (docs/0009-two-sleepers.md).
+    public var snrWeighting = false
     public var signatureSeconds: Double = 40
     /// How long after an event's end (seconds of audio) the attributor waits for the other channel's detection of
     /// the same sound before deciding.
@@ -87,13 +92,13 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
     /// the head, so its time difference weighs half.
     public static let bedSideMics = ChannelSeparationConfig(
         preset: .bedSideMics, microphoneDistance: 3.0, ambiguousZone: 0.03, confidenceThreshold: 0.6,
-        levelWeight: 1.0, timeWeight: 1.0, strengthWeight: 0.2, coherenceScale: 0.1,
+        levelWeight: 0.5, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 6, coherenceScale: 0.05,
         perEventType: [.movement: EventTypeSettings(timeWeight: 0.4)])
 
     /// A pair 5–30 cm apart between the sleepers (default 20 cm; delays up to 0.6 ms, 9 samples at 16 kHz).
     public static let centeredMicArray = ChannelSeparationConfig(
         preset: .centeredMicArray, microphoneDistance: 0.20, ambiguousZone: 0.02, confidenceThreshold: 0.6,
-        levelWeight: 1.0, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 1.5, coherenceScale: 0.1,
+        levelWeight: 1.0, timeWeight: 1.0, strengthWeight: 0.2, levelScaleDB: 1.5, coherenceScale: 0.05,
         perEventType: [.movement: EventTypeSettings(levelWeight: 0.5, timeWeight: 0.6)])
 
     /// Detection strength only: the level of the event on each channel (the signal's strength) and the detection
@@ -164,4 +169,100 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
 public struct ChannelSeparationError: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension ChannelSeparationConfig {
+    /// `base` with the settings of the JSON object in the file at `path` (any of the config's keys; per event
+    /// type: `"perEventType": {"movement": {"timeWeight": 0.4}}`), validated.
+    /// - Throws: `ChannelSeparationError` naming the file and the problem.
+    public static func load(path: String, over base: ChannelSeparationConfig) throws -> ChannelSeparationConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ChannelSeparationError("\(path): cannot read the channel-separation settings")
+        }
+        do {
+            guard let given = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw ChannelSeparationError("\(path): the channel-separation settings must be a JSON object")
+            }
+            var merged = try JSONSerialization.jsonObject(with: JSONEncoder().encode(base)) as! [String: Any]
+            let known = Set(merged.keys).union(["perEventType"])
+            if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ChannelSeparationError("\(path): unknown channel-separation setting '\(unknown)'")
+            }
+            for (key, value) in given {
+                if key == "perEventType", let types = value as? [String: Any],
+                   var old = merged[key] as? [String: Any] {
+                    for (type, settings) in types { old[type] = settings }
+                    merged[key] = old
+                } else {
+                    merged[key] = value
+                }
+            }
+            let config = try JSONDecoder().decode(ChannelSeparationConfig.self,
+                                                  from: JSONSerialization.data(withJSONObject: merged))
+            try config.validate()
+            return config
+        } catch let error as ChannelSeparationError {
+            throw ChannelSeparationError(error.description.hasPrefix(path) ? error.description : "\(path): \(error.description)")
+        } catch {
+            throw ChannelSeparationError("\(path): not valid channel-separation settings (\(error))")
+        }
+    }
+}
+
+extension ChannelSeparationConfig {
+    private enum CodingKeys: String, CodingKey {
+        case preset, microphoneDistance, ambiguousZone, confidenceThreshold, levelWeight, timeWeight, strengthWeight
+        case levelScaleDB, coherenceScale, confidenceSlope, perEventType, decisionDelaySeconds, speedOfSound
+        case signatureWeight, signatureSeconds, snrWeighting
+    }
+
+    // Explicit so that `perEventType` is a JSON object keyed by event type ({"movement": {...}}), as a settings file
+    // writes it, rather than the key-value array Swift gives a dictionary with enum keys.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(preset: try c.decode(Preset.self, forKey: .preset),
+                  microphoneDistance: try c.decode(Double.self, forKey: .microphoneDistance),
+                  ambiguousZone: try c.decode(Double.self, forKey: .ambiguousZone),
+                  confidenceThreshold: try c.decode(Double.self, forKey: .confidenceThreshold),
+                  levelWeight: try c.decode(Double.self, forKey: .levelWeight),
+                  timeWeight: try c.decode(Double.self, forKey: .timeWeight),
+                  strengthWeight: try c.decode(Double.self, forKey: .strengthWeight),
+                  levelScaleDB: try c.decode(Double.self, forKey: .levelScaleDB),
+                  coherenceScale: try c.decode(Double.self, forKey: .coherenceScale),
+                  confidenceSlope: try c.decode(Double.self, forKey: .confidenceSlope),
+                  decisionDelaySeconds: try c.decode(Double.self, forKey: .decisionDelaySeconds),
+                  speedOfSound: try c.decode(Double.self, forKey: .speedOfSound))
+        let types = try c.decodeIfPresent([String: EventTypeSettings].self, forKey: .perEventType) ?? [:]
+        for (name, settings) in types {
+            guard let type = EventType(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .perEventType, in: c,
+                                                       debugDescription: "unknown event type '\(name)'")
+            }
+            perEventType[type] = settings
+        }
+        signatureWeight = try c.decodeIfPresent(Double.self, forKey: .signatureWeight) ?? signatureWeight
+        signatureSeconds = try c.decodeIfPresent(Double.self, forKey: .signatureSeconds) ?? signatureSeconds
+        snrWeighting = try c.decodeIfPresent(Bool.self, forKey: .snrWeighting) ?? snrWeighting
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(preset, forKey: .preset)
+        try c.encode(microphoneDistance, forKey: .microphoneDistance)
+        try c.encode(ambiguousZone, forKey: .ambiguousZone)
+        try c.encode(confidenceThreshold, forKey: .confidenceThreshold)
+        try c.encode(levelWeight, forKey: .levelWeight)
+        try c.encode(timeWeight, forKey: .timeWeight)
+        try c.encode(strengthWeight, forKey: .strengthWeight)
+        try c.encode(levelScaleDB, forKey: .levelScaleDB)
+        try c.encode(coherenceScale, forKey: .coherenceScale)
+        try c.encode(confidenceSlope, forKey: .confidenceSlope)
+        try c.encode(Dictionary(uniqueKeysWithValues: perEventType.map { ($0.key.rawValue, $0.value) }),
+                     forKey: .perEventType)
+        try c.encode(decisionDelaySeconds, forKey: .decisionDelaySeconds)
+        try c.encode(speedOfSound, forKey: .speedOfSound)
+        try c.encode(signatureWeight, forKey: .signatureWeight)
+        try c.encode(signatureSeconds, forKey: .signatureSeconds)
+        try c.encode(snrWeighting, forKey: .snrWeighting)
+    }
 }

@@ -79,10 +79,18 @@ struct Analyze: ParsableCommand {
         + "between them; strength: no spatial cues (docs/0009-two-sleepers.md).", valueName: "bedside|centered|strength"))
     var channelSeparation: ChannelSeparationConfig.Preset?
 
+    @Option(name: .customLong("channel-separation-config"), help: ArgumentHelp(
+        "A JSON file of channel-separation settings (ChannelSeparationConfig's keys, e.g. {\"microphoneDistance\": 1.5}) "
+        + "over the preset's (docs/0009-two-sleepers.md).", valueName: "file"), completion: .file())
+    var channelSeparationConfig: String?
+
     @OptionGroup var diagnostics: DiagnosticOptions
 
     func validate() throws {
         if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
+        if channelSeparationConfig != nil && channelSeparation == nil {
+            throw ValidationError("--channel-separation-config needs --channel-separation")
+        }
         let fromStandardInput = [file, heartRateFile, motionFile].filter { $0 == "-" }.count
         if fromStandardInput > 1 { throw ValidationError("only one input can be read from standard input ('-')") }
     }
@@ -91,7 +99,10 @@ struct Analyze: ParsableCommand {
     func pipelineOptions(start: ISO8601Time) throws -> PipelineOptions {
         var options = PipelineOptions()
         options.eventDetection = !noDetection
-        options.channelSeparation = channelSeparation.map { ChannelSeparationConfig.preset($0) }
+        options.channelSeparation = try channelSeparation.map { preset in
+            try channelSeparationConfig.map { try ChannelSeparationConfig.load(path: $0, over: .preset(preset)) }
+                ?? .preset(preset)
+        }
         if let path = heartRateFile {
             options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
             options.sideInputOrigins[.heartRate] = MessageText.path(path)

@@ -35,6 +35,11 @@ public final class GCCPHAT {
     private let time: UnsafeMutablePointer<Float>
     /// The accumulated whitened cross-power spectrum (re, im per bin).
     private let accumulated: UnsafeMutablePointer<Float>
+    /// The background's power spectrum per channel (sums over `noiseFrames` frames), for the SNR weighting.
+    private let noiseL: UnsafeMutablePointer<Float>
+    private let noiseR: UnsafeMutablePointer<Float>
+    /// Frames of background accumulated (0: plain PHAT).
+    public private(set) var noiseFrames = 0
     /// Sum of the weights accumulated so far.
     public private(set) var totalWeight: Float = 0
 
@@ -58,13 +63,51 @@ public final class GCCPHAT {
         specL = FFTBuffer.allocate(bins); specR = FFTBuffer.allocate(bins)
         scratch = FFTBuffer.allocate(bins); time = FFTBuffer.allocate(fftSize)
         accumulated = FFTBuffer.allocate(bins)
+        noiseL = FFTBuffer.allocate(bins / 2); noiseR = FFTBuffer.allocate(bins / 2)
     }
 
     deinit {
-        for p in [inL, inR, specL, specR, scratch, time, accumulated] { FFTBuffer.deallocate(p) }
+        for p in [inL, inR, specL, specR, scratch, time, accumulated, noiseL, noiseR] { FFTBuffer.deallocate(p) }
     }
 
-    /// Forgets the accumulated frames.
+    /// Adds one frame pair of background (the room without the sound whose delay is wanted): from then on each
+    /// frequency of a frame accumulated votes in proportion to its signal-to-noise ratio on both channels,
+    /// `(1 − N/|X|²)⁺` each, on top of the phase transform. Plain PHAT gives a bin where the background dominates
+    /// (another sleeper's breathing, a fan in a corner) the same vote as the sound's own bins, and so the
+    /// background's delay (the SNR-weighted GCC of e.g. Valin et al., "Robust localization and tracking of
+    /// simultaneous moving sound sources using beamforming and particle filtering", 2007).
+    public func accumulateNoise(left: UnsafePointer<Float>, right: UnsafePointer<Float>) {
+        transform(left: left, right: right)
+        for k in 0..<(fftSize / 2 + 1) {
+            noiseL[k] += specL[2 * k] * specL[2 * k] + specL[2 * k + 1] * specL[2 * k + 1]
+            noiseR[k] += specR[2 * k] * specR[2 * k] + specR[2 * k + 1] * specR[2 * k + 1]
+        }
+        noiseFrames += 1
+    }
+
+    /// Forgets the background.
+    public func resetNoise() {
+        noiseL.update(repeating: 0, count: fftSize / 2 + 1)
+        noiseR.update(repeating: 0, count: fftSize / 2 + 1)
+        noiseFrames = 0
+    }
+
+    /// Windows, zero-pads and transforms a frame pair into `specL` / `specR`; returns the frames' energies.
+    @discardableResult
+    private func transform(left: UnsafePointer<Float>, right: UnsafePointer<Float>) -> (Float, Float) {
+        var energyL: Float = 0, energyR: Float = 0
+        for i in 0..<frameLength {
+            let l = left[i] * window[i], r = right[i] * window[i]
+            inL[i] = l; inR[i] = r
+            energyL += l * l; energyR += r * r
+        }
+        for i in frameLength..<fftSize { inL[i] = 0; inR[i] = 0 }
+        forward.execute(inL, specL)
+        forward.execute(inR, specR)
+        return (energyL, energyR)
+    }
+
+    /// Forgets the accumulated frames (not the background: `resetNoise()`).
     public func reset() {
         accumulated.update(repeating: 0, count: 2 * (fftSize / 2 + 1))
         totalWeight = 0
@@ -74,16 +117,8 @@ public final class GCCPHAT {
     /// frame is digitally silent (its phase says nothing).
     @discardableResult
     public func accumulate(left: UnsafePointer<Float>, right: UnsafePointer<Float>, weight: Float = 1) -> Bool {
-        var energyL: Float = 0, energyR: Float = 0
-        for i in 0..<frameLength {
-            let l = left[i] * window[i], r = right[i] * window[i]
-            inL[i] = l; inR[i] = r
-            energyL += l * l; energyR += r * r
-        }
+        let (energyL, energyR) = transform(left: left, right: right)
         guard energyL > 1e-20, energyR > 1e-20 else { return false }
-        for i in frameLength..<fftSize { inL[i] = 0; inR[i] = 0 }
-        forward.execute(inL, specL)
-        forward.execute(inR, specR)
         let bins = fftSize / 2 + 1
         // The whitening floor: bins 60 dB below the frame's strongest cross-power are treated as noise-free zeros
         // rather than amplified to unit magnitude.
@@ -99,7 +134,15 @@ public final class GCCPHAT {
             let re = scratch[2 * k], im = scratch[2 * k + 1]
             let magnitude = (re * re + im * im).squareRoot()
             guard magnitude > floor else { continue }
-            let g = weight / magnitude
+            var g = weight / magnitude
+            if noiseFrames > 0 {
+                let n = 1 / Float(noiseFrames)
+                let pL = specL[2 * k] * specL[2 * k] + specL[2 * k + 1] * specL[2 * k + 1]
+                let pR = specR[2 * k] * specR[2 * k] + specR[2 * k + 1] * specR[2 * k + 1]
+                let sL = max(0, 1 - noiseL[k] * n / max(pL, 1e-30)), sR = max(0, 1 - noiseR[k] * n / max(pR, 1e-30))
+                g *= sL * sR
+                guard g > 0 else { continue }
+            }
             accumulated[2 * k] += re * g
             accumulated[2 * k + 1] += im * g
         }
