@@ -410,21 +410,30 @@ public struct ChannelAttributor: AnalysisConsumer {
         return (z, 1 / (1 + exp(-config.confidenceSlope * abs(z))))
     }
 
-    /// What the snores around `c` (within `signatureSeconds`: decided ones, and those still waiting) say, each
-    /// weighted by the similarity of its signature to `c`'s.
+    /// What the snores around `c` (within `signatureSeconds`: decided ones, and those still waiting) say: their
+    /// level-and-time cues, each weighted by its signature's similarity to `c`'s (when positive), summed up to the
+    /// weight of `pooledSnores` snores and averaged beyond, times `signatureWeight`. Bounded, so that a snore whose
+    /// own cues are clear keeps its side however many similar snores of the other sleeper surround it.
     private func pooled(_ c: Candidate, context: [Candidate]) -> Double {
         guard config.signatureWeight > 0, c.event.type == .snoring, let signature = c.event.signature else { return 0 }
         let span = AnalysisClock.samples(seconds: config.signatureSeconds)
-        var sum = 0.0
+        var sum = 0.0, weights = 0.0
         for o in context where o.event.id != c.event.id && o.event.type == .snoring
             && abs(o.event.start - c.event.start) <= span {
-            if let other = o.event.signature { sum += max(0, Self.cosine(signature, other)) * o.cueZ }
+            if let other = o.event.signature {
+                let w = max(0, Self.cosine(signature, other))
+                sum += w * o.cueZ; weights += w
+            }
         }
         for m in snoreMemory where abs(m.start - c.event.start) <= span {
-            sum += max(0, Self.cosine(signature, m.signature)) * m.z
+            let w = max(0, Self.cosine(signature, m.signature))
+            sum += w * m.z; weights += w
         }
-        return config.signatureWeight * sum
+        return config.signatureWeight * sum / max(1, weights / Self.pooledSnores)
     }
+
+    /// Up to this many (fully similar) neighbouring snores add their cues; beyond it their mean counts this much.
+    static let pooledSnores = 4.0
 
     static func cosine(_ a: [Float], _ b: [Float]) -> Double {
         var dot = 0.0, na = 0.0, nb = 0.0
