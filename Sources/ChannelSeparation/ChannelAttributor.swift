@@ -339,7 +339,7 @@ public struct ChannelAttributor: AnalysisConsumer {
         guard !pending.isEmpty else { return [] }
         pending.sort { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }
         let delay = AnalysisClock.samples(seconds: config.decisionDelaySeconds)
-        let tolerance = AnalysisClock.samples(seconds: 0.25)
+        let tolerance = AnalysisClock.samples(seconds: Self.fragmentGapSeconds)
         var groups: [[Candidate]] = []
         var groupEnd: SampleTime = .min
         for c in pending {
@@ -380,6 +380,14 @@ public struct ChannelAttributor: AnalysisConsumer {
             if o.channel == .primary { p = max(p, o.event.probability) } else { s = max(s, o.event.probability) }
         }
         return (p, s)
+    }
+
+    /// How close another channel's detection must be to a sleeper's own to be taken as a fragment of it.
+    static let fragmentGapSeconds = 1.0
+
+    /// Whether `a` and `b` overlap or are less than `gap` apart.
+    static func near(_ a: SoundEvent, _ b: SoundEvent, within gap: SampleTime) -> Bool {
+        a.start < b.end + gap && b.start < a.end + gap
     }
 
     static func overlap(_ a: SoundEvent, _ b: SoundEvent) -> SampleTime {
@@ -478,10 +486,16 @@ public struct ChannelAttributor: AnalysisConsumer {
         }
         // Own detections are kept; another channel's detection of a sound is dropped when the sleeper's own channel
         // has a detection overlapping it (cross-talk), and kept for that sleeper otherwise (heard only far away).
+        // A far-microphone fragment of a sound (the far detector's segment reaching a little past the near one's)
+        // counts as cross-talk too: within `fragmentGap` of the near detection.
         let own = scored.filter { $0.decided!.side == $0.channel }
         var kept: [Candidate] = own
+        let gap = AnalysisClock.samples(seconds: Self.fragmentGapSeconds)
         for x in scored where x.decided!.side != x.channel {
-            let crossTalk = own.contains { $0.channel == x.decided!.side && Self.overlap($0.event, x.event) > 0 }
+            let side = x.decided!.side
+            let crossTalk = own.contains { $0.channel == side && Self.near($0.event, x.event, within: gap) }
+                || published.contains { $0.channel == side && $0.attributionConfidence != nil
+                    && Self.near($0, x.event, within: gap) }
             if !crossTalk { kept.append(x) }
         }
         // Own detections first, each side's most probable first: they are the ones kept when two are one sound.

@@ -140,16 +140,26 @@ struct ChannelAttributorTests {
         #expect(out.map(\.channel) == [.primary])
     }
 
-    @Test("two sleepers at once: each keeps their own sound")
+    @Test("two sleepers at once: each keeps their own sound when their sounds overlap by less than half")
     func simultaneous() throws {
         let audio = Self.scene(seconds: 20, sounds: [
             Sound(start: 5, length: 2, gain: (1, 0.1), delay: (0, 50), seed: 7),
-            Sound(start: 5.5, length: 2, gain: (0.1, 1), delay: (50, 0), seed: 8)])
+            Sound(start: 6.2, length: 2, gain: (0.1, 1), delay: (50, 0), seed: 8)])
         let out = try Self.run(.bedSideMics, audio: audio, candidates: [
             Self.candidate(0, .primary, start: 5, length: 2),
-            Self.candidate(1, .secondary, start: 5.5, length: 2)])
+            Self.candidate(1, .secondary, start: 6.2, length: 2)])
         #expect(Set(out.compactMap(\.channel)) == [.primary, .secondary])
         #expect(out.count == 2)
+    }
+
+    @Test("detections of both channels sharing more than half are one sound, reported once")
+    func oneSoundOnce() throws {
+        let audio = Self.scene(seconds: 20, sounds: [Sound(start: 5, length: 2, gain: (1, 0.5), delay: (0, 30))])
+        let out = try Self.run(.centeredMicArray, audio: audio, candidates: [
+            Self.candidate(0, .primary, start: 5, length: 2, probability: 0.6),
+            Self.candidate(1, .secondary, start: 5.3, length: 1.5, probability: 0.95)])
+        #expect(out.count == 1)
+        #expect(out.first?.channel == .primary)
     }
 
     @Test("the same sound's late detection on the other channel is not reported again")

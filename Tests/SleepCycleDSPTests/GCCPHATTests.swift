@@ -94,3 +94,48 @@ struct GCCPHATTests {
         for i in 0..<n { #expect(abs(output[i] / Float(n) - x[i]) < 1e-5) }
     }
 }
+
+extension GCCPHATTests {
+    @Test("with the background given, a coherent noise source does not pull the peak to its own delay")
+    func snrWeighting() throws {
+        // A loud low-passed "fan" from the right (delay −12), all the time; a quieter broadband sound from the left
+        // (delay +6) on top of it. The fan dominates the lower three quarters of the band: plain PHAT follows it.
+        let n = 16_384
+        let white = Self.noise(n + 64, seed: 21)
+        var fan = [Float](repeating: 0, count: n + 64)
+        for i in 3..<(n + 64) { fan[i] = 4 * (white[i] + white[i - 1] + white[i - 2] + white[i - 3]) }
+        let sound: [Float] = Self.noise(n + 64, seed: 22).map { $0 * 0.5 }
+        var left = [Float](repeating: 0, count: n), right = left, background = left, backgroundR = left
+        for i in 0..<n {
+            background[i] = fan[i + 20]
+            backgroundR[i] = fan[i + 32]
+            left[i] = background[i] + sound[i + 32]
+            right[i] = backgroundR[i] + sound[i + 26]
+        }
+        func delay(_ gcc: GCCPHAT) throws -> Double {
+            left.withUnsafeBufferPointer { l in
+                right.withUnsafeBufferPointer { r in
+                    for start in stride(from: 0, to: n - 512, by: 256) {
+                        gcc.accumulate(left: l.baseAddress! + start, right: r.baseAddress! + start)
+                    }
+                }
+            }
+            return try #require(gcc.delay()).lag
+        }
+        let plain = try GCCPHAT(frameLength: 512, maxLag: 20)
+        let plainLag = try delay(plain)
+        #expect(abs(plainLag + 12) < 0.5, "plain PHAT follows the fan: \(plainLag)")
+        let gcc = try GCCPHAT(frameLength: 512, maxLag: 20)
+        background.withUnsafeBufferPointer { l in
+            backgroundR.withUnsafeBufferPointer { r in
+                for start in stride(from: 0, to: n - 512, by: 512) {
+                    gcc.accumulateNoise(left: l.baseAddress! + start, right: r.baseAddress! + start)
+                }
+            }
+        }
+        let found = try delay(gcc)
+        #expect(abs(found - 6) < 0.5, "found \(found)")
+        gcc.resetNoise()
+        #expect(gcc.noiseFrames == 0)
+    }
+}

@@ -47,9 +47,15 @@ import Testing
         let alone = try Self.mono(stereo[0])
         let primary = two.session(.primary), secondary = two.session(.secondary)
         #expect(secondary.events.isEmpty, "cross-talk: \(secondary.events.map { ($0.type, $0.start) })")
-        #expect(primary.events.map(\.type) == alone.events.map(\.type))
-        for (a, b) in zip(primary.events, alone.events) {
-            #expect(a.start == b.start && a.end == b.end)
+        // The primary's session is the mono analysis of their microphone: every event of it, at most one replaced by
+        // the far microphone's detection of the same sound (a talking event is decided 90 s after the other
+        // channel's detection of it; docs/0009).
+        #expect(abs(primary.events.count - alone.events.count) <= 1)
+        let found = alone.events.filter { b in
+            primary.events.contains { $0.type == b.type && abs($0.start.timeIntervalSince(b.start)) < 0.5 }
+        }
+        #expect(found.count >= alone.events.count - 1, "\(alone.events.count - found.count) mono events missing")
+        for a in primary.events {
             #expect((a.attributionConfidence ?? 0) >= 0.6)
             #expect(a.channel == .primary)
         }
@@ -66,7 +72,7 @@ import Testing
         let stereo = try Self.oneSleeperHeardTwice()
         let two = try Self.analyse([stereo[1], stereo[0]], preset: .bedSideMics)
         #expect(two.session(.primary).events.isEmpty)
-        #expect(two.session(.secondary).events.count == (try Self.mono(stereo[0])).events.count)
+        #expect(abs(two.session(.secondary).events.count - (try Self.mono(stereo[0])).events.count) <= 1)
     }
 
     @Test("the two-sleeper JSON is deterministic and has the contract's shape")
@@ -111,15 +117,15 @@ import Testing
         let stereo = try Self.oneSleeperHeardTwice(seconds: 120)
         let engine = SleepAnalysisEngine()
         try await engine.initialize(channelCount: 2)
-        try await engine.startDataSource(using: ScriptedSource(steps: Self.steps(stereo), channels: 2, live: true),
+        let progress = engine.progressStream
+        try await engine.startDataSource(using: ScriptedSource(steps: Self.steps(stereo), channels: 2),
                                          at: Self.start, channelSeparationConfig: .bedSideMics)
         let idP = UUID(), idS = UUID()
         #expect(try await engine.startAnalysis(channel: .primary, config: SleepAnalysisConfig(sessionId: idP)) == idP)
         #expect(try await engine.startAnalysis(channel: .secondary, config: SleepAnalysisConfig(sessionId: idS)) == idS)
         await #expect(throws: SleepAnalysisEngineError.self) { try await engine.startAnalysis(channel: .primary) }
         await #expect(throws: SleepAnalysisEngineError.self) { try await engine.stopAnalysis() }
-        // A live source: wait until all of it has been analysed.
-        let progress = engine.progressStream
+        // Wait until all of it has been analysed (the source ends: the sessions then cover it to its end).
         for await p in progress where p >= SampleTime(stereo[0].count) { break }
         let primary = try await engine.stopAnalysis(channel: .primary)
         let secondary = try await engine.stopAnalysis(channel: .secondary)
@@ -145,16 +151,23 @@ import Testing
         let minute = [testNoise(count: 960_000, level: 0.01, seed: 1), testNoise(count: 960_000, level: 0.01, seed: 2)]
         try source.push(minute, at: 0)
         for await p in progress where p >= 960_000 { break }
-        let primary = try await engine.stopAnalysis(channel: .primary)
-        #expect(primary.analysedSamples == 960_000)
+        // A live session ends at the next block the source delivers: the host keeps pushing audio meanwhile.
+        let stopping = Task { try await engine.stopAnalysis(channel: .primary) }
+        try await Task.sleep(for: .milliseconds(200))
+        let progress2 = engine.progressStream
+        try source.push([Array(minute[0][..<1600]), Array(minute[1][..<1600])], at: 960_000)
+        let primary = try await stopping.value
+        #expect(primary.analysedSamples == 960_000 || primary.analysedSamples == 961_600)
         await #expect(throws: SleepAnalysisEngineError.self) { try await engine.stopAnalysis(channel: .primary) }
         // The secondary sleeper's session goes on with the next minute.
-        let progress2 = engine.progressStream
-        try source.push(minute, at: 960_000)
+        try source.push([Array(minute[0][1600...]), Array(minute[1][1600...])], at: 961_600)
         for await p in progress2 where p >= 1_920_000 { break }
-        let secondary = try await engine.stopAnalysis(channel: .secondary)
-        #expect(secondary.analysedSamples == 1_920_000)
-        #expect(secondary.endTime.timeIntervalSince(primary.endTime) == 60)
+        let stopping2 = Task { try await engine.stopAnalysis(channel: .secondary) }
+        try await Task.sleep(for: .milliseconds(200))
+        try source.push([[Float](repeating: 0, count: 1600), [Float](repeating: 0, count: 1600)], at: 1_920_000)
+        let secondary = try await stopping2.value
+        #expect(secondary.analysedSamples >= 1_920_000)
+        #expect(secondary.endTime.timeIntervalSince(primary.endTime) >= 59)
         // Restart the primary's session and force-stop everything: its result is discarded, the engine is idle.
         _ = try await engine.startAnalysis(channel: .primary)
         await engine.stopDataSource()

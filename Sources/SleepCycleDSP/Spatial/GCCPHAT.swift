@@ -72,7 +72,7 @@ public final class GCCPHAT {
 
     /// Adds one frame pair of background (the room without the sound whose delay is wanted): from then on each
     /// frequency of a frame accumulated votes in proportion to its signal-to-noise ratio on both channels,
-    /// `(1 − N/|X|²)⁺` each, on top of the phase transform. Plain PHAT gives a bin where the background dominates
+    /// `(1 − 3N/|X|²)⁺` each, on top of the phase transform. Plain PHAT gives a bin where the background dominates
     /// (another sleeper's breathing, a fan in a corner) the same vote as the sound's own bins, and so the
     /// background's delay (the SNR-weighted GCC of e.g. Valin et al., "Robust localization and tracking of
     /// simultaneous moving sound sources using beamforming and particle filtering", 2007).
@@ -84,6 +84,8 @@ public final class GCCPHAT {
         }
         noiseFrames += 1
     }
+
+    static let overSubtraction: Float = 3
 
     /// Forgets the background.
     public func resetNoise() {
@@ -136,7 +138,9 @@ public final class GCCPHAT {
             guard magnitude > floor else { continue }
             var g = weight / magnitude
             if noiseFrames > 0 {
-                let n = 1 / Float(noiseFrames)
+                // Over-subtraction 3 (as in spectral subtraction): a single frame's power fluctuates about its mean,
+                // so a background bin must look 5 dB above the background's mean before it votes.
+                let n = Self.overSubtraction / Float(noiseFrames)
                 let pL = specL[2 * k] * specL[2 * k] + specL[2 * k + 1] * specL[2 * k + 1]
                 let pR = specR[2 * k] * specR[2 * k] + specR[2 * k + 1] * specR[2 * k + 1]
                 let sL = max(0, 1 - noiseL[k] * n / max(pL, 1e-30)), sR = max(0, 1 - noiseR[k] * n / max(pR, 1e-30))
