@@ -12,8 +12,8 @@ import Darwin
 /// (docs/0009-two-sleepers.md).
 ///
 /// It keeps, bounded, what the decision needs from the audio: the last `ringSeconds` of both channels (16-bit, for
-/// the time difference of arrival) and, for `historySeconds`, the energy of every 32-ms hop of each channel after a
-/// 100-Hz high-pass, with each channel's noise floor (for the level difference). A candidate's cues are measured
+/// the time difference of arrival) and, for `historySeconds`, the energy of every 32-ms hop of each channel (about
+/// its mean), with each channel's noise floor (for the level difference). A candidate's cues are measured
 /// when it arrives, while its audio is still in the ring (events are decided at most ~18 s after they end; talking
 /// ~90 s later, when only its level is left). Candidates wait `decisionDelaySeconds` after their end for the other
 /// channel's detection of the same sound; overlapping candidates of both channels are then decided together:
@@ -73,7 +73,6 @@ public struct ChannelAttributor: AnalysisConsumer {
     private var firstHop: Int64 = 0
     private var partial = (primary: 0.0, secondary: 0.0)
     private var partialHop: Int64 = 0
-    private var highPass = [HighPass(), HighPass()]
     private var floor = (primary: 0.0, secondary: 0.0)
     private let historyHops: Int
     private let gcc: GCCPHAT?
@@ -87,20 +86,8 @@ public struct ChannelAttributor: AnalysisConsumer {
         var floorPrimary: Float, floorSecondary: Float
     }
 
-    /// A one-pole high-pass at 100 Hz: rumble (traffic, ventilation) carries no attribution cue and would bias the
-    /// level difference toward the microphone nearer the window.
-    struct HighPass {
-        static let a: Float = 1 / (1 + 2 * Float.pi * 100 / Float(AnalysisClock.sampleRate))
-        var lastIn: Float = 0, lastOut: Float = 0
-        mutating func step(_ x: Float) -> Float {
-            lastOut = Self.a * (lastOut + x - lastIn)
-            lastIn = x
-            return lastOut
-        }
-    }
-
     public init(config: ChannelSeparationConfig, ringSeconds: Double = 120, historySeconds: Double = 300,
-                maxFramesPerEvent: Int = 32) throws {
+                maxFramesPerEvent: Int = 12) throws {
         try config.validate()
         self.config = config
         self.ringSeconds = ringSeconds
@@ -151,7 +138,6 @@ public struct ChannelAttributor: AnalysisConsumer {
         // A block after a hole: the hops in between are silent, the ring's old samples there are stale.
         if block.start > ringEnd { skip(to: block.start) }
         let hop = SampleTime(Self.frameLength)
-        var hpL = highPass[0], hpR = highPass[1]
         block.channels[0].withUnsafeBufferPointer { left in
             block.channels[1].withUnsafeBufferPointer { right in
                 var i = 0
@@ -159,19 +145,14 @@ public struct ChannelAttributor: AnalysisConsumer {
                     let k = (block.start + SampleTime(i)) / hop
                     if k != partialHop { closeHops(upTo: k) }
                     let end = min(n, Int((k + 1) * hop - block.start))
-                    var eL: Float = 0, eR: Float = 0
-                    for j in i..<end {
-                        let l = hpL.step(left[j]), r = hpR.step(right[j])
-                        eL += l * l; eR += r * r
-                    }
-                    partial.primary += Double(eL)
-                    partial.secondary += Double(eR)
+                    // Each piece's energy about its own mean (a DC offset is no cue; rumble is left to the floor).
+                    partial.primary += Double(VectorKernels.centredEnergy(left.baseAddress! + i, count: end - i))
+                    partial.secondary += Double(VectorKernels.centredEnergy(right.baseAddress! + i, count: end - i))
                     i = end
                 }
                 if ringCapacity > 0 { write(left, right, count: n, at: block.start) }
             }
         }
-        highPass = [hpL, hpR]
         ringEnd = max(ringEnd, block.start + SampleTime(n))
     }
 
@@ -184,10 +165,10 @@ public struct ChannelAttributor: AnalysisConsumer {
             let slot = Int((start + SampleTime(done)) % SampleTime(capacity))
             let run = min(count - done, capacity - slot)
             ring[0].withUnsafeMutableBufferPointer { r in
-                for j in 0..<run { r[slot + j] = Self.int16(left[done + j]) }
+                VectorKernels.toInt16(left.baseAddress! + done, r.baseAddress! + slot, count: run)
             }
             ring[1].withUnsafeMutableBufferPointer { r in
-                for j in 0..<run { r[slot + j] = Self.int16(right[done + j]) }
+                VectorKernels.toInt16(right.baseAddress! + done, r.baseAddress! + slot, count: run)
             }
             done += run
         }
@@ -203,7 +184,6 @@ public struct ChannelAttributor: AnalysisConsumer {
         }
         ringEnd = t
         closeHops(upTo: t / SampleTime(Self.frameLength))
-        highPass = [HighPass(), HighPass()]
     }
 
     /// Closes the hop being summed and any empty hops before `k`.
@@ -228,10 +208,6 @@ public struct ChannelAttributor: AnalysisConsumer {
         return min(e, floor * floorRise)
     }
 
-    @inline(__always)
-    static func int16(_ x: Float) -> Int16 {
-        Int16(max(-32767, min(32767, (x * 32767).rounded())))
-    }
 
     // MARK: - Cues
 

@@ -35,3 +35,29 @@
 @inline(__always) func vmax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
     a.replacing(with: b, where: a .< b)
 }
+
+/// Vector kernels other modules use (8 lanes; the same code the feature extractor runs).
+public enum VectorKernels {
+    /// The energy of `count` samples about their mean: Σx² − (Σx)²/n (a hop's power without its DC offset).
+    @inlinable
+    public static func centredEnergy(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        guard count > 0 else { return 0 }
+        let s = vsumPublic(p, count), q = vdotPublic(p, p, count)
+        return max(0, q - s * s / Float(count))
+    }
+
+    @usableFromInline static func vsumPublic(_ a: UnsafePointer<Float>, _ n: Int) -> Float { vsum(a, n) }
+    @usableFromInline static func vdotPublic(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+        vdot(a, b, n)
+    }
+
+    /// `count` samples scaled to 16-bit integers (×32767, clamped; NaN becomes 0).
+    public static func toInt16(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, count: Int) {
+        for i in 0..<count {
+            let c = src[i] * 32767
+            // Written as selects (no branches) so that it vectorises; a NaN fails both tests and becomes 0.
+            let clamped: Float = c > 32767 ? 32767 : (c < -32767 ? -32767 : (c == c ? c : 0))
+            dst[i] = Int16(clamped)
+        }
+    }
+}
