@@ -384,10 +384,13 @@ public struct ChannelAttributor: AnalysisConsumer {
         var sum = w.level * tanh(c.levelDifferenceDB / config.levelScaleDB) + ws * (strength.primary - strength.secondary)
         var weights = w.level + ws
         if w.time > 0, let d = c.delay {
-            weights += w.time
+            // A sound one microphone barely hears (15–30 dB quieter there, e.g. right at the other microphone) has
+            // no delay to measure: its correlation peak is the background's. The time cue fades out over that range.
+            let heard = max(0, min(1, (30 - abs(c.levelDifferenceDB)) / 15))
+            weights += w.time * heard
             let path = abs(d.lag) / Double(AnalysisClock.sampleRate) * config.speedOfSound
             if path >= config.ambiguousZone {
-                sum += w.time * (d.lag > 0 ? 1 : -1) * min(1, Double(d.height) / config.coherenceScale)
+                sum += w.time * heard * (d.lag > 0 ? 1 : -1) * min(1, Double(d.height) / config.coherenceScale)
             }
         }
         let z = weights > 0 ? sum / weights : 0
