@@ -10,6 +10,24 @@ extension NightStore {
         if night.state == .complete, let data = try result(of: night.id) {
             return try JSONDecoder().decode(AnalysisResult.self, from: data)
         }
+        return try replayed(night).result
+    }
+
+    /// A stored night's result as `sessions show` prints it: one session, or for a two-sleeper night a session per
+    /// sleeper (`SeparatedAnalysisResult`).
+    public func nightResult(of night: StoredNight) throws -> NightResult {
+        let header = try JSONDecoder().decode(NightHeader.self, from: night.header)
+        guard let separation = header.channelSeparation else { return .one(try analysisResult(of: night)) }
+        if night.state == .complete, let data = try result(of: night.id) {
+            return .two(try SeparatedAnalysisResult(json: data, config: separation))
+        }
+        let (result, pipeline) = try replayed(night)
+        return .two(pipeline.separatedResult(from: result)!)
+    }
+
+    /// The journal of a night being recorded or interrupted, replayed into the pipeline it ran, which then ends where
+    /// the journal ends.
+    private func replayed(_ night: StoredNight) throws -> (result: AnalysisResult, pipeline: AnalysisPipeline) {
         let header = try JSONDecoder().decode(NightHeader.self, from: night.header)
         let chunks = try journal(of: night.id)
         let decoder = JSONDecoder()
@@ -29,38 +47,7 @@ extension NightStore {
                                             resuming: replay)
         var result = pipeline.finish()
         result.utcOffsetSeconds = header.utcOffsetSeconds
-        return result
-    }
-
-    /// A stored night's result as `sessions show` prints it: one session, or for a two-sleeper night a session per
-    /// sleeper (`SeparatedAnalysisResult`).
-    public func nightResult(of night: StoredNight) throws -> NightResult {
-        let header = try JSONDecoder().decode(NightHeader.self, from: night.header)
-        guard let separation = header.channelSeparation else { return .one(try analysisResult(of: night)) }
-        if night.state == .complete, let data = try result(of: night.id) {
-            return .two(try SeparatedAnalysisResult(json: data, config: separation))
-        }
-        let combined = try analysisResult(of: night)
-        // Rebuild the split from the journal (as analysisResult does for the whole).
-        let chunks = try journal(of: night.id)
-        let decoder = JSONDecoder()
-        let replay = NightReplay(records: try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) },
-                                 position: chunks.last?.position ?? 0)
-        var options = PipelineOptions()
-        options.frameLength = header.frameLength
-        options.hopLength = header.hopLength
-        options.eventDetection = header.eventDetection
-        options.alarm = header.alarm
-        options.channelSeparation = separation
-        let format = SourceFormat(sampleRate: header.sourceSampleRate, channelCount: header.sourceChannels,
-                                  analysisChannelCount: header.analysisChannels, frameCount: nil)
-        let info = SessionInfo(id: header.sessionId, clock: AnalysisClock(start: header.start),
-                               sourceSampleRate: header.sourceSampleRate, channelCount: header.sourceChannels)
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: header.sourceName, options: options,
-                                            resuming: replay)
-        var whole = pipeline.finish()
-        whole.utcOffsetSeconds = combined.utcOffsetSeconds
-        return .two(pipeline.separatedResult(from: whole)!)
+        return (result, pipeline)
     }
 }
 
