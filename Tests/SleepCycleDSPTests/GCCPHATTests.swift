@@ -139,3 +139,30 @@ extension GCCPHATTests {
         #expect(gcc.noiseFrames == 0)
     }
 }
+
+@Suite("Vector kernels")
+struct VectorKernelTests {
+    @Test("16-bit conversion: scaled, rounded, clamped, every length")
+    func toInt16() {
+        for n in [0, 1, 7, 8, 9, 23] {
+            let x: [Float] = (0..<n).map { i in [0.5, -0.25, 1.5, -3, 1 / 32767, -0.99999, 0, 1][i % 8] }
+            var out = [Int16](repeating: 99, count: n)
+            x.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    VectorKernels.toInt16(src.baseAddress ?? UnsafePointer(bitPattern: 8)!, dst.baseAddress ?? UnsafeMutablePointer(bitPattern: 8)!, count: n)
+                }
+            }
+            let expected: [Int16] = x.map { Int16((max(-32767, min(32767, $0 * 32767))).rounded(.toNearestOrEven)) }
+            #expect(out == expected, "n = \(n)")
+        }
+    }
+
+    @Test("centred energy removes the mean")
+    func centredEnergy() {
+        let x: [Float] = [1.5, 0.5, 1.5, 0.5, 1.5, 0.5, 1.5, 0.5, 1.5]
+        let e = x.withUnsafeBufferPointer { VectorKernels.centredEnergy($0.baseAddress!, count: x.count) }
+        let mean = x.reduce(0, +) / Float(x.count)
+        let expected = x.map { ($0 - mean) * ($0 - mean) }.reduce(0, +)
+        #expect(abs(e - expected) < 1e-4)
+    }
+}

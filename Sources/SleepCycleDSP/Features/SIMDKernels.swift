@@ -51,13 +51,16 @@ public enum VectorKernels {
         vdot(a, b, n)
     }
 
-    /// `count` samples scaled to 16-bit integers (×32767, clamped; NaN becomes 0).
+    /// `count` samples scaled to 16-bit integers (×32767, clamped to ±32767, rounded to nearest). The samples are
+    /// finite (every source sanitises them: `SampleSanitizer`).
+    ///
+    /// The rounding adds 1.5·2²³ so that the integer lands in the float's low mantissa bits: a float add and an
+    /// integer subtract, which vectorise (Swift's checked Float → Int conversions do not).
     public static func toInt16(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, count: Int) {
+        let magic: Float = 12_582_912
         for i in 0..<count {
-            let c = src[i] * 32767
-            // Written as selects (no branches) so that it vectorises; a NaN fails both tests and becomes 0.
-            let clamped: Float = c > 32767 ? 32767 : (c < -32767 ? -32767 : (c == c ? c : 0))
-            dst[i] = Int16(clamped)
+            let c = min(32767, max(-32767, src[i] * 32767))
+            dst[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (c + magic).bitPattern &- magic.bitPattern))
         }
     }
 }
