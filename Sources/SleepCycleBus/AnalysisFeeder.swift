@@ -30,6 +30,9 @@ public final class AnalysisFeeder {
         self.extractors = extractors
         self.position = start
         self.publish = publish
+        // Framing starts at `start` too (a resumed night's audio may continue its journal without a hole, and its
+        // features must be on the same timeline as its audio).
+        if start != 0 { for e in extractors { e.reset(startSample: start) } }
     }
 
     /// Side inputs (`.heartRate`, `.motion`, …) to interleave by time; added to those not yet published.

@@ -41,6 +41,23 @@ import Testing
         }
     }
 
+    /// A resumed night whose new audio continues its journal without a hole: the features are on the audio's
+    /// timeline, not counted from 0 (they were, and the detector then read no audio for its segments).
+    @Test func featuresStartWhereAResumedTimelineStarts() {
+        var log: [String] = []
+        let feeder = AnalysisFeeder(extractors: [Counter(channel: 0)], start: 960_000) { log.append(self.describe($0)) }
+        feeder.audio(AudioBlock(start: 960_000, channels: [[Float](repeating: 0, count: 250)]))
+        #expect(log == ["audio960000+250", "f0@960000x2"])
+        // With real framing too: the first frame is centred on the restart.
+        var starts: [Int64] = []
+        let analyzer = try! FeatureAnalyzer(frameLength: 1024, hopLength: 512)
+        let real = AnalysisFeeder(extractors: [analyzer], start: 960_000) {
+            if case .features(let f) = $0 { starts.append(f.start) }
+        }
+        real.audio(AudioBlock(start: 960_000, channels: [[Float](repeating: 0.1, count: 4096)]))
+        #expect(starts.first == 960_000)
+    }
+
     @Test func feedsInTheEnginesOrder() {
         var log: [String] = []
         let feeder = AnalysisFeeder(extractors: [Counter(channel: 0), Counter(channel: 1)]) { log.append(describe($0)) }
