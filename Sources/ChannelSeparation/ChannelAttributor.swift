@@ -14,8 +14,8 @@ import Darwin
 /// It keeps, bounded, what the decision needs from the audio: the last `ringSeconds` of both channels (16-bit, for
 /// the time difference of arrival) and, for `historySeconds`, the energy of every 32-ms hop of each channel (about
 /// its mean), with each channel's noise floor (for the level difference). A candidate's cues are measured
-/// when it arrives, while its audio is still in the ring (events are decided at most ~18 s after they end; talking
-/// ~90 s later, when only its level is left). Candidates wait `decisionDelaySeconds` after their end for the other
+/// when it arrives, while its audio is still in the ring (events are decided at most ~18 s after they end, talking
+/// ~90 s later: the ring holds both). Candidates wait `decisionDelaySeconds` after their end for the other
 /// channel's detection of the same sound; overlapping candidates of both channels are then decided together:
 /// * a candidate whose cues point to its own channel's sleeper is kept;
 /// * one whose cues point to the other sleeper is cross-talk when that sleeper's channel has a kept candidate
@@ -114,10 +114,10 @@ public struct ChannelAttributor: AnalysisConsumer {
             guard block.channels.count >= 2 else { return [] }
             append(block)
             position = max(position, block.end)
-            return decideReady()
+            return decide(all: false)
         case .gap(let gap):
             position = max(position, gap.start + gap.length)
-            return decideReady()
+            return decide(all: false)
         case .eventCandidate(let e):
             guard let channel = e.channel else { return [.eventStarted(e), .eventEnded(e)] }
             pending.append(measure(e, channel: channel))
@@ -208,7 +208,6 @@ public struct ChannelAttributor: AnalysisConsumer {
         return min(e, floor * floorRise)
     }
 
-
     // MARK: - Cues
 
     private mutating func measure(_ e: SoundEvent, channel: AudioChannel) -> Candidate {
@@ -234,9 +233,9 @@ public struct ChannelAttributor: AnalysisConsumer {
                                   energy: (energy.0, energy.1), delay: nil)
         if let gcc, ringCapacity > 0 {
             let oldest = ringEnd - SampleTime(ringCapacity)
-            // The hops above the noise floor, spread evenly over the event (not only its loudest part: where two
-            // sleepers overlap, the stretches where one sounds alone carry the decisive delay).
-            // Only hops within 12 dB of the event's loudest carry the event more than the room's noise.
+            // The hops above the noise floor and within 12 dB of the event's loudest (quieter ones carry the room's
+            // noise more than the event), spread evenly over the event rather than only its loudest part: where two
+            // sleepers overlap, the stretches where one sounds alone carry the decisive delay.
             let inRing = ranked.filter { $0.k * hop >= oldest && $0.k * hop + SampleTime(Self.gccFrameLength) <= ringEnd }
             let loudest = inRing.map(\.excess).max() ?? 0
             let audible = inRing.filter { $0.excess > 0 && $0.excess >= loudest / 16 }
@@ -255,21 +254,12 @@ public struct ChannelAttributor: AnalysisConsumer {
                     let ha = hops[Int(a - firstHop)], hb = hops[Int(b - firstHop)]
                     return (ha.primary + ha.secondary, a) < (hb.primary + hb.secondary, b)
                 }.prefix(Self.noiseFrames)
-                for k in quiet {
-                    copyFrame(at: k * hop)
-                    frameL.withUnsafeBufferPointer { l in
-                        frameR.withUnsafeBufferPointer { r in gcc.accumulateNoise(left: l.baseAddress!, right: r.baseAddress!) }
-                    }
-                }
+                for k in quiet { withFrame(at: k * hop) { gcc.accumulateNoise(left: $0, right: $1) } }
             }
             for f in frames {
-                copyFrame(at: f.k * hop)
-                frameL.withUnsafeBufferPointer { l in
-                    frameR.withUnsafeBufferPointer { r in
-                        // Louder hops weigh more (amplitude over the loudest's), each still whitened.
-                        _ = gcc.accumulate(left: l.baseAddress!, right: r.baseAddress!,
-                                           weight: Float((f.excess / loudest).squareRoot()))
-                    }
+                // Louder hops weigh more (amplitude over the loudest's), each still whitened.
+                withFrame(at: f.k * hop) {
+                    gcc.accumulate(left: $0, right: $1, weight: Float((f.excess / loudest).squareRoot()))
                 }
             }
             if gcc.totalWeight > 0 { candidate.delay = Self.peak(gcc.correlation(), maxLag: gcc.maxLag) }
@@ -278,13 +268,15 @@ public struct ChannelAttributor: AnalysisConsumer {
         return candidate
     }
 
-    /// Copies the GCC frame starting at `start` out of the ring into `frameL` / `frameR`.
-    private mutating func copyFrame(at start: SampleTime) {
+    /// Copies the GCC frame starting at `start` out of the ring and hands both channels to `body`.
+    private mutating func withFrame(at start: SampleTime,
+                                    _ body: (UnsafePointer<Float>, UnsafePointer<Float>) -> Void) {
         for i in 0..<Self.gccFrameLength {
             let slot = Int((start + SampleTime(i)) % SampleTime(ringCapacity))
             frameL[i] = Float(ring[0][slot]) / 32767
             frameR[i] = Float(ring[1][slot]) / 32767
         }
+        frameL.withUnsafeBufferPointer { l in frameR.withUnsafeBufferPointer { r in body(l.baseAddress!, r.baseAddress!) } }
     }
 
     /// Background frames read before each event (for the SNR weighting of its GCC-PHAT).
@@ -305,12 +297,8 @@ public struct ChannelAttributor: AnalysisConsumer {
 
     // MARK: - Decisions
 
-    /// Decides the groups of overlapping candidates whose last end is `decisionDelaySeconds` behind the audio.
-    private mutating func decideReady() -> [AnalysisEvent] {
-        guard !pending.isEmpty else { return [] }
-        return decide(all: false)
-    }
-
+    /// Decides the groups of overlapping candidates whose last end is `decisionDelaySeconds` behind the audio (with
+    /// `all`, every group).
     private mutating func decide(all: Bool) -> [AnalysisEvent] {
         guard !pending.isEmpty else { return [] }
         pending.sort { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }
@@ -443,7 +431,7 @@ public struct ChannelAttributor: AnalysisConsumer {
             z[i] = score(scored[i], strength: Self.strength(of: scored[i], in: group)).z + pooled(scored[i], context: context)
         }
         // One sound detected on both channels (candidates of the two channels sharing half the shorter, linked
-        // transitively) is decided once, on the sum of its candidates' cues: its two detections never go to two
+        // transitively) is decided once, on the mean of its candidates' cues: its two detections never go to two
         // sleepers.
         var sound = Array(scored.indices)
         func root(_ i: Int) -> Int { var i = i; while sound[i] != i { i = sound[i] }; return i }
@@ -473,8 +461,7 @@ public struct ChannelAttributor: AnalysisConsumer {
         for x in scored where x.decided!.side != x.channel {
             let side = x.decided!.side
             let crossTalk = own.contains { $0.channel == side && Self.near($0.event, x.event, within: gap) }
-                || published.contains { $0.channel == side && $0.attributionConfidence != nil
-                    && Self.near($0, x.event, within: gap) }
+                || published.contains { $0.channel == side && Self.near($0, x.event, within: gap) }
             if !crossTalk { kept.append(x) }
         }
         // Own detections first, each side's most probable first: they are the ones kept when two are one sound.

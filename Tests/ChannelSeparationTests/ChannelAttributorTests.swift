@@ -47,9 +47,9 @@ struct ChannelAttributorTests {
     }
 
     /// Runs the attributor over `audio` in 0.1-s blocks; each candidate is published once the audio has passed
-    /// `arrival` seconds after its end (as a detector publishes events seconds after they end).
+    /// `arrival` seconds (or `arrivals[id]`) after its end, as a detector publishes events seconds after they end.
     static func run(_ config: ChannelSeparationConfig, audio: [[Float]], candidates: [SoundEvent],
-                    arrival: Double = 3) throws -> [SoundEvent] {
+                    arrival: Double = 3, arrivals: [Int: Double] = [:]) throws -> [SoundEvent] {
         var attributor = try ChannelAttributor(config: config)
         var published: [SoundEvent] = []
         func take(_ events: [AnalysisEvent]) {
@@ -58,7 +58,8 @@ struct ChannelAttributorTests {
         let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
                                sourceSampleRate: rate, channelCount: 2)
         take(attributor.handle(.sessionStarted(info)))
-        var waiting = candidates.sorted { $0.end < $1.end }
+        func due(_ c: SoundEvent) -> SampleTime { c.end + AnalysisClock.samples(seconds: arrivals[c.id] ?? arrival) }
+        var waiting = candidates.sorted { due($0) < due($1) }
         let block = rate / 10
         var t = 0
         while t < audio[0].count {
@@ -66,7 +67,7 @@ struct ChannelAttributorTests {
             take(attributor.handle(.audio(AudioBlock(start: SampleTime(t),
                                                      channels: [Array(audio[0][t..<end]), Array(audio[1][t..<end])]))))
             t = end
-            while let next = waiting.first, SampleTime(t) >= next.end + AnalysisClock.samples(seconds: arrival) {
+            while let next = waiting.first, SampleTime(t) >= due(next) {
                 take(attributor.handle(.eventCandidate(next)))
                 waiting.removeFirst()
             }
@@ -171,37 +172,10 @@ struct ChannelAttributorTests {
         var attributorOut = try Self.run(.bedSideMics, audio: audio,
                                          candidates: [Self.candidate(0, .primary, start: 5, length: 1)])
         #expect(attributorOut.count == 1)
-        attributorOut = try Self.runTwoArrivals(audio: audio, early: Self.candidate(0, .primary, start: 5, length: 1),
-                                                late: late, lateArrival: 25)
+        attributorOut = try Self.run(.bedSideMics, audio: audio,
+                                     candidates: [Self.candidate(0, .primary, start: 5, length: 1), late],
+                                     arrivals: [late.id: 25])
         #expect(attributorOut.map(\.id) == [0])
-    }
-
-    static func runTwoArrivals(audio: [[Float]], early: SoundEvent, late: SoundEvent, lateArrival: Double) throws
-        -> [SoundEvent] {
-        var attributor = try ChannelAttributor(config: .bedSideMics)
-        var published: [SoundEvent] = []
-        func take(_ events: [AnalysisEvent]) {
-            for e in events { if case .eventEnded(let ev) = e { published.append(ev) } }
-        }
-        let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
-                               sourceSampleRate: rate, channelCount: 2)
-        take(attributor.handle(.sessionStarted(info)))
-        var sentEarly = false, sentLate = false
-        var t = 0
-        while t < audio[0].count {
-            let end = min(t + rate / 10, audio[0].count)
-            take(attributor.handle(.audio(AudioBlock(start: SampleTime(t),
-                                                     channels: [Array(audio[0][t..<end]), Array(audio[1][t..<end])]))))
-            t = end
-            if !sentEarly, SampleTime(t) >= early.end + AnalysisClock.samples(seconds: 3) {
-                take(attributor.handle(.eventCandidate(early))); sentEarly = true
-            }
-            if !sentLate, SampleTime(t) >= late.end + AnalysisClock.samples(seconds: lateArrival) {
-                take(attributor.handle(.eventCandidate(late))); sentLate = true
-            }
-        }
-        take(attributor.handle(.sessionEnding(at: SampleTime(audio[0].count))))
-        return published
     }
 
     @Test("mono candidates (no channel) pass through unchanged")

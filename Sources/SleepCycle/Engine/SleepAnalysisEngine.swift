@@ -326,7 +326,7 @@ public actor SleepAnalysisEngine {
         let id = config.sessionId ?? UUID()
         channelSessions[channel] = id
         pipeline.setSessionId(id, for: channel)
-        if !pipeline.perform({ $0.startChannel(channel, id: id) }) {
+        if !pipeline.perform({ $0.startChannel(channel) }) {
             channelSessions[channel] = nil
             throw SleepAnalysisEngineError.notRunning   // the source has ended
         }

@@ -72,8 +72,8 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Stores the night's result (one transaction: the night becomes complete and its journal is dropped, since
-    /// the result holds everything the journal did).
-    /// Stores the night's result: `json` when given (a two-sleeper night's separated result), else the result's.
+    /// the result holds everything the journal did): `json` when given (a two-sleeper night's separated result),
+    /// else the result's own JSON.
     func complete(result: AnalysisResult, json: String? = nil) throws(StoreError) {
         try store.completeNight(id: night, endTime: result.endTime, source: Data(result.source.jsonString().utf8),
                                 statistics: Data(result.statistics.jsonString().utf8),

@@ -173,9 +173,9 @@ public final class AnalysisPipeline {
     /// Where each sleeper's session began on the timeline (channel separation; analysing thread only).
     private var channelStarts: [AudioChannel: SampleTime] = [:]
 
-    /// Starts `channel`'s sleeper session here, under `id` (call through `perform`, or before the run).
-    public func startChannel(_ channel: AudioChannel, id: UUID) {
-        collector.sessionIds[channel] = id
+    /// Starts `channel`'s sleeper session here (call through `perform`, or before the run; its id is set with
+    /// `setSessionId`).
+    public func startChannel(_ channel: AudioChannel) {
         channelStarts[channel] = position
     }
 
@@ -288,13 +288,8 @@ public final class AnalysisPipeline {
     /// one session per sleeper; nil without separation.
     public func separatedResult(from combined: AnalysisResult) -> SeparatedAnalysisResult? {
         guard let separation else { return nil }
-        let sessions = AudioChannel.allCases.map { channel in
-            var r = collector.result(end: combined.analysedSamples, source: combined.source,
-                                     droppedObserverItems: combined.droppedObserverItems, channel: channel)
-            r.utcOffsetSeconds = combined.utcOffsetSeconds
-            return r
-        }
-        return SeparatedAnalysisResult(source: combined.source, config: separation, sessions: sessions,
+        return SeparatedAnalysisResult(source: combined.source, config: separation,
+                                       sessions: AudioChannel.allCases.map { channelResult($0, from: combined) },
                                        warnings: combined.warnings)
     }
 

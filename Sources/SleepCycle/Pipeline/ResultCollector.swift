@@ -97,8 +97,7 @@ final class ResultCollector {
         }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
         // A two-sleeper session's whole result carries the primary sleeper's hypnogram (and statistics); each
         // sleeper's is in their own result.
-        let stageEpochs = epochs.values.filter { ($0.channel == nil || channel == nil ? ($0.channel ?? .primary) == .primary
-                                                  : $0.channel == channel) && $0.start >= start }
+        let stageEpochs = epochs.values.filter { ($0.channel ?? .primary) == (channel ?? .primary) && $0.start >= start }
             .sorted { $0.start < $1.start }
         var intervals: [SleepStageInterval] = []
         var lastEnd: SampleTime = .min

@@ -10,13 +10,13 @@ extension AnalysisResult {
         var out = textHeader()
         out.append("  session     \(sessionId.uuidString)")
         out.append("")
-        out += textSections()
-        if !warnings.isEmpty {
-            out.append("")
-            out.append("Warnings")
-            for w in warnings { out.append("  " + w.message) }
-        }
+        out += textSections() + Self.textWarnings(warnings)
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The closing Warnings section (nothing when there are none).
+    static func textWarnings(_ warnings: [AnalysisWarning]) -> [String] {
+        warnings.isEmpty ? [] : ["", "Warnings"] + warnings.map { "  " + $0.message }
     }
 
     /// The summary's first lines: the night, the source, the recording's span.
@@ -148,11 +148,7 @@ extension SeparatedAnalysisResult {
             }
             out += session.textSections().map { $0.isEmpty ? $0 : "  " + $0 }
         }
-        if !warnings.isEmpty {
-            out.append("")
-            out.append("Warnings")
-            for w in warnings { out.append("  " + w.message) }
-        }
+        out += AnalysisResult.textWarnings(warnings)
         return out.joined(separator: "\n") + "\n"
     }
 }

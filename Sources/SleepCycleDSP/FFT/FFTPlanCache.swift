@@ -110,37 +110,38 @@ public final class FFTPlanCache: @unchecked Sendable {
     private var created: [Int: Int] = [:]
 
     func plan(size: Int) -> RealFFTPlan {
-        precondition(size >= 2, "FFT size must be at least 2, got \(size)")
-        return withLock {
-            if let p = plans[size] { return p }
-            // Plan on scratch arrays: FFTW_MEASURE overwrites them.
-            let input = fftwf_alloc_real(size)!
-            let output = fftwf_alloc_complex(size / 2 + 1)!
-            defer { fftwf_free(input); fftwf_free(output) }
-            guard let raw = fftwf_plan_dft_r2c_1d(Int32(size), input, output, rigorValue.flags) else {
+        cached(size, in: \.plans) { real, complex, flags in
+            guard let raw = fftwf_plan_dft_r2c_1d(Int32(size), real, complex, flags) else {
                 fatalError("FFTW could not plan a real FFT of size \(size)")
             }
-            let p = RealFFTPlan(plan: raw, size: size)
-            plans[size] = p
             created[size, default: 0] += 1
-            return p
+            return RealFFTPlan(plan: raw, size: size)
         }
     }
 
     private var inversePlans: [Int: RealInverseFFTPlan] = [:]
 
     func inversePlan(size: Int) -> RealInverseFFTPlan {
-        precondition(size >= 2, "FFT size must be at least 2, got \(size)")
-        return withLock {
-            if let p = inversePlans[size] { return p }
-            let input = fftwf_alloc_complex(size / 2 + 1)!
-            let output = fftwf_alloc_real(size)!
-            defer { fftwf_free(input); fftwf_free(output) }
-            guard let raw = fftwf_plan_dft_c2r_1d(Int32(size), input, output, rigorValue.flags) else {
+        cached(size, in: \.inversePlans) { real, complex, flags in
+            guard let raw = fftwf_plan_dft_c2r_1d(Int32(size), complex, real, flags) else {
                 fatalError("FFTW could not plan an inverse real FFT of size \(size)")
             }
-            let p = RealInverseFFTPlan(plan: raw, size: size)
-            inversePlans[size] = p
+            return RealInverseFFTPlan(plan: raw, size: size)
+        }
+    }
+
+    /// The plan of `size` in `cache`, made under the planner lock on first use by `make` (given scratch real and
+    /// complex arrays: FFTW_MEASURE overwrites the arrays it plans on, and the planner flags).
+    private func cached<P>(_ size: Int, in cache: ReferenceWritableKeyPath<FFTPlanCache, [Int: P]>,
+                           make: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<fftwf_complex>, UInt32) -> P) -> P {
+        precondition(size >= 2, "FFT size must be at least 2, got \(size)")
+        return withLock {
+            if let p = self[keyPath: cache][size] { return p }
+            let real = fftwf_alloc_real(size)!
+            let complex = fftwf_alloc_complex(size / 2 + 1)!
+            defer { fftwf_free(real); fftwf_free(complex) }
+            let p = make(real, complex, rigorValue.flags)
+            self[keyPath: cache][size] = p
             return p
         }
     }

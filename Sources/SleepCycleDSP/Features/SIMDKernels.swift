@@ -39,16 +39,10 @@
 /// Vector kernels other modules use (8 lanes; the same code the feature extractor runs).
 public enum VectorKernels {
     /// The energy of `count` samples about their mean: Σx² − (Σx)²/n (a hop's power without its DC offset).
-    @inlinable
     public static func centredEnergy(_ p: UnsafePointer<Float>, count: Int) -> Float {
         guard count > 0 else { return 0 }
-        let s = vsumPublic(p, count), q = vdotPublic(p, p, count)
+        let s = vsum(p, count), q = vdot(p, p, count)
         return max(0, q - s * s / Float(count))
-    }
-
-    @usableFromInline static func vsumPublic(_ a: UnsafePointer<Float>, _ n: Int) -> Float { vsum(a, n) }
-    @usableFromInline static func vdotPublic(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-        vdot(a, b, n)
     }
 
     /// `count` samples scaled to 16-bit integers (×32767, clamped to ±32767, rounded to nearest). The samples are
