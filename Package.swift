@@ -15,7 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        // SHA-1 for name-based session ids now; AES-GCM for encrypted clips and wearable data later.
+        // SHA-1 for name-based session ids; AES-256-GCM for encrypted clips.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         // The night store: SQLite through GRDB (needs libsqlite3-dev).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -66,6 +66,12 @@ let package = Package(
             "SleepCycleBus", "SleepCycleDSP", .product(name: "DequeModule", package: "swift-collections"),
         ]),
 
+        // Audio clips of events: the source's own samples, as FLAC files, optionally AES-256-GCM encrypted.
+        .target(name: "AudioClips", dependencies: [
+            "SleepCycleBus", "SleepCycleAudio", "SleepCycleFormats", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
+
         // Nights, their results and the journal of a night in progress, in one SQLite database (WAL).
         .target(name: "SleepCycleStore", dependencies: [
             "SleepCycleFormats", .product(name: "GRDB", package: "GRDB.swift"),
@@ -75,13 +81,13 @@ let package = Package(
         .target(name: "SleepCycle", dependencies: [
             "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats",
             "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleStore",
-            "ChannelSeparation",
+            "ChannelSeparation", "AudioClips",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "sleepcycle", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats", "SleepCycleStore",
-            "EventDetection", "Breathing", "Staging", "SmartAlarm",
+            "EventDetection", "Breathing", "Staging", "SmartAlarm", "AudioClips",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -99,12 +105,13 @@ let package = Package(
         .testTarget(name: "StagingTests", dependencies: [
             "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleBus", "SleepCycleFormats",
         ]),
+        .testTarget(name: "AudioClipsTests", dependencies: ["AudioClips", "SleepCycleBus", "SleepCycleAudio"]),
         .testTarget(name: "ChannelSeparationTests", dependencies: ["ChannelSeparation", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleTests", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
         ]),
         .testTarget(name: "CLITests", dependencies: [
-            "sleepcycle", "SleepCycleAudio", "SleepCycleFormats", "SleepCycleStore",
+            "sleepcycle", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats", "SleepCycleStore",
         ]),
     ]
 )

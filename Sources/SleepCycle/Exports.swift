@@ -8,3 +8,4 @@
 @_exported import SleepCycleFormats
 @_exported import SleepCycleStore
 @_exported import ChannelSeparation
+@_exported import AudioClips

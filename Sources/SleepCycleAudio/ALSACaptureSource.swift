@@ -108,7 +108,7 @@ public final class ALSACaptureSource: AudioSource, @unchecked Sendable {
         }
         name = device
         format = SourceFormat(sampleRate: pcm.sampleRate, channelCount: channels, analysisChannelCount: channels,
-                              frameCount: nil)
+                              frameCount: nil, integerBits: pcm.format == .s16 ? 16 : nil)
         let capacity = max(Int((ringSeconds * Double(pcm.sampleRate)).rounded()), pcm.periodFrames)
         timeline = TimelineBuffer(capacityFrames: capacity, channels: channels)
         do {
@@ -141,6 +141,14 @@ public final class ALSACaptureSource: AudioSource, @unchecked Sendable {
     }
 
     /// Stops the capture thread (within one 200 ms ALSA wait) and makes a blocked `read()` return `.end`.
+    /// Taps the captured audio at the device's rate, on the thread that calls `read()`.
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool {
+        reader.integerBits = format.integerBits
+        reader.tap = tap
+        return true
+    }
+
     public func close() {
         worker.stop.set()
         timeline.close()

@@ -25,6 +25,8 @@ protocol AudioDecoder: AnyObject {
     var formatDescription: String { get }
     /// True for an Ogg container (channel order follows the Vorbis I spec).
     var isOgg: Bool { get }
+    /// Bits of the integer PCM decoded (samples are k / 2^(bits−1)); nil for float or lossy encodings.
+    var integerBits: Int? { get }
     /// `SF_CHANNEL_MAP_*` per channel when the container stores a channel map.
     func channelMap() -> [Int32]?
     /// Frames a WAV/AIFF header declares beyond what the file holds (libsndfile clamps silently), else nil.

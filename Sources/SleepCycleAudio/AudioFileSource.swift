@@ -58,6 +58,7 @@ public final class AudioFileSource: AudioSource {
     public private(set) var firstDamageTime: Double?
 
     private let truncation: TruncationPolicy
+    private var tap: SourceRateTap?
     private var input: InputFile?
     private var decoder: (any AudioDecoder)?
     private let rate: Int
@@ -164,7 +165,7 @@ public final class AudioFileSource: AudioSource {
             var a = [Float](); a.reserveCapacity(blockFrames * 2 + 64); return a
         }
         format = SourceFormat(sampleRate: rate, channelCount: channels, analysisChannelCount: sourceChannels.count,
-                              frameCount: decoder.frameCount)
+                              frameCount: decoder.frameCount, integerBits: decoder.integerBits)
         if let declared = decoder.declaredFramesBeyondData() {
             warnings.append(Self.truncationError(path: path, declared: declared, present: decoder.frameCount ?? 0))
             if truncation == .fail { throw warnings[0] }
@@ -245,6 +246,12 @@ public final class AudioFileSource: AudioSource {
         pendingHead = 0
     }
 
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool {
+        self.tap = tap
+        return true
+    }
+
     /// Releases the file; later reads return `.end`. Idempotent.
     public func close() {
         closed = true
@@ -262,6 +269,7 @@ public final class AudioFileSource: AudioSource {
         case .audio(let n):
             if sourcePosition == runStart && runStart > 0 { startRun() }
             sanitize(frames: n)
+            tap?(SourceRateAudio(start: sourcePosition, samples: sourceRateSamples(planar, frames: n, integerBits: format.integerBits)))
             let before = pending[0].count
             for k in sourceChannels.indices {
                 resamplers[k].process(UnsafeBufferPointer(start: planar[k], count: n), into: &pending[k])

@@ -38,6 +38,7 @@ final class FLACDecoder: AudioDecoder {
         return SndFile.formatDescription(Int32(SF_FORMAT_FLAC | sub))
     }
     var isOgg: Bool { false }
+    var integerBits: Int? { bitsPerSample > 0 ? bitsPerSample : nil }
 
     /// The last frame libFLAC delivered, planar (`channelCount` rows of `capacity` floats), and how far it was read.
     private var samples: UnsafeMutablePointer<Float>

@@ -165,6 +165,13 @@ public final class InjectedAudioSource: AudioSource, @unchecked Sendable {
     /// The next 16 kHz block, gap or `.end` (positions are 16 kHz samples since sample 0).
     public func read() throws -> SourceRead { reader.next() }
 
+    /// Taps the captured audio at the device's rate, on the thread that calls `read()`.
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool {
+        reader.tap = tap
+        return true
+    }
+
     public func close() {
         lock.withLock { ended = true }
         timeline.close()

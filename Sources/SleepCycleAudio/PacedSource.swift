@@ -42,6 +42,9 @@ public final class PacedSource: AudioSource, @unchecked Sendable {
     public var name: String { inner.name }
     public var warnings: [AudioError] { inner.warnings }
 
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool { inner.setSourceRateTap(tap) }
+
     public func read() throws -> SourceRead {
         condition.lock()
         if closed { condition.unlock(); return .end }

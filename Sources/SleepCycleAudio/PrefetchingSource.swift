@@ -10,7 +10,11 @@ public final class PrefetchingSource: AudioSource, @unchecked Sendable {
     public let inner: any AudioSource
     public let depth: Int
     private let condition = NSCondition()
-    private var queue = Deque<Result<SourceRead, any Error>>()
+    private var queue = Deque<(tapped: [SourceRateAudio], read: Result<SourceRead, any Error>)>()
+    /// The tap the caller installed, and what the inner source handed to it during the read in progress (reader
+    /// thread only): delivered to `tap` on the caller's thread just before the read it came with.
+    private var tap: SourceRateTap?
+    private var tappedDuringRead: [SourceRateAudio] = []
     private var finished = false
     private var closed = false
     private var thread: Thread?
@@ -25,6 +29,13 @@ public final class PrefetchingSource: AudioSource, @unchecked Sendable {
     public var format: SourceFormat { inner.format }
     public var name: String { inner.name }
     public var warnings: [AudioError] { inner.warnings }
+
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool {
+        self.tap = tap
+        guard tap != nil else { return inner.setSourceRateTap(nil) }
+        return inner.setSourceRateTap { [unowned self] audio in tappedDuringRead.append(audio) }
+    }
 
     private func startIfNeeded() {
         guard thread == nil else { return }
@@ -53,7 +64,8 @@ public final class PrefetchingSource: AudioSource, @unchecked Sendable {
                 if closeNow { inner.close() }
                 return
             }
-            queue.append(item)
+            queue.append((tappedDuringRead, item))
+            tappedDuringRead = []
             var stop = false
             switch item {
             case .success(.end), .failure: finished = true; stop = true
@@ -73,7 +85,8 @@ public final class PrefetchingSource: AudioSource, @unchecked Sendable {
         let item = queue.removeFirst()
         condition.broadcast()
         condition.unlock()
-        return try item.get()
+        if let tap { for audio in item.tapped { tap(audio) } }
+        return try item.read.get()
     }
 
     /// Stops the reader. A file's handle is closed only when no read is running on it (by the reader thread at

@@ -82,6 +82,7 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
     private var inputEnded = false
     private var failure: AudioError?
     private var finished = false
+    private var tap: SourceRateTap?
 
     /// - Parameters:
     ///   - fileDescriptor: a pipe, FIFO, file or socket (standard input: 0), read from its current position and not
@@ -113,7 +114,7 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
         self.start = start
         self.blockFrames = blockFrames
         format = SourceFormat(sampleRate: sampleRate, channelCount: channels, analysisChannelCount: channels,
-                              frameCount: nil)
+                              frameCount: nil, integerBits: encoding == .s16le ? 16 : nil)
         var resamplers: [Resampler] = []
         for _ in 0..<channels {
             do { resamplers.append(try Resampler(inputRate: sampleRate, outputRate: AudioFileSource.analysisRate)) }
@@ -155,6 +156,12 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
             compactPending()
             readChunk()
         }
+    }
+
+    @discardableResult
+    public func setSourceRateTap(_ tap: SourceRateTap?) -> Bool {
+        self.tap = tap
+        return true
     }
 
     /// Stops the source from any thread: a `read()` waiting for input returns `.end` at once, and so does every later
@@ -214,6 +221,8 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
                 if let i = r.firstIndex { invalid.firstIndex = min(invalid.firstIndex ?? i, i) }
             }
         }
+        tap?(SourceRateAudio(origin: start, start: framesConverted,
+                             samples: sourceRateSamples(planar, frames: frames, integerBits: format.integerBits)))
         for c in planar.indices {
             resamplers[c].process(UnsafeBufferPointer(start: planar[c], count: frames), into: &pending[c])
         }

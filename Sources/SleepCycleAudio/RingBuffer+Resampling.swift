@@ -97,6 +97,10 @@ final class AnalysisRateReader: @unchecked Sendable {
     private let timeline: TimelineBuffer
     private let resampler: TimelineResampler?
     private var pending = Deque<SourceRead>()
+    /// Receives each timeline read's audio at the input rate (`AudioSource.setSourceRateTap`), as 16-bit values when
+    /// `integerBits` ≤ 16.
+    var tap: SourceRateTap?
+    var integerBits: Int?
 
     /// - Throws: `ResamplerError` when `inputRate` is outside the resampler's range.
     init(timeline: TimelineBuffer, inputRate: Int, channels: Int) throws(ResamplerError) {
@@ -106,15 +110,34 @@ final class AnalysisRateReader: @unchecked Sendable {
 
     /// The next 16 kHz read, waiting for the timeline as needed.
     func next() -> SourceRead {
-        guard let resampler else { return timeline.next() }
+        guard let resampler else { return tapped(timeline.next()) }
         if timeline.isClosed { return .end }
         while pending.isEmpty {
-            let input = timeline.next()
+            let input = tapped(timeline.next())
             pending.append(contentsOf: resampler.convert(input))
             if case .end = input, pending.isEmpty { return .end }
         }
         let out = pending.removeFirst()
         if case .end = out { pending.append(.end) }   // stay ended
         return out
+    }
+
+    /// Hands `read`'s audio to the tap and returns it.
+    private func tapped(_ read: SourceRead) -> SourceRead {
+        if let tap, case .audio(let start, let channels) = read {
+            let samples: PlanarSamples
+            if (integerBits ?? 32) <= 16 {
+                samples = .int16(channels.map { c in
+                    [Int16](unsafeUninitializedCapacity: c.count) { out, n in
+                        c.withUnsafeBufferPointer { if !c.isEmpty { VectorKernels.pcm16($0.baseAddress!, out.baseAddress!, count: c.count) } }
+                        n = c.count
+                    }
+                })
+            } else {
+                samples = .float(channels)
+            }
+            tap(SourceRateAudio(start: start, samples: samples))
+        }
+        return read
     }
 }

@@ -99,6 +99,19 @@ final class SndFile {
     /// True for an Ogg container (Vorbis, Opus, …).
     var isOgg: Bool { info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG) }
 
+    /// Bits of the integer samples the encoding decodes to (libsndfile scales them by 1/2^(bits−1) when read as
+    /// float); nil for float, lossy and other encodings whose decoded values are not such integers.
+    var integerBits: Int? {
+        switch Int(info.format & Int32(SF_FORMAT_SUBMASK)) {
+        case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_DPCM_8: 8
+        case SF_FORMAT_PCM_16, SF_FORMAT_DPCM_16, SF_FORMAT_ULAW, SF_FORMAT_ALAW, SF_FORMAT_ALAC_16,
+             SF_FORMAT_IMA_ADPCM, SF_FORMAT_MS_ADPCM: 16
+        case SF_FORMAT_PCM_24, SF_FORMAT_ALAC_20, SF_FORMAT_ALAC_24: 24
+        case SF_FORMAT_PCM_32, SF_FORMAT_ALAC_32: 32
+        default: nil
+        }
+    }
+
     /// Stores a channel map (`SF_CHANNEL_MAP_*` per channel) in a file being written (CAF, WAVEX, …).
     func setChannelMap(_ map: [Int32]) throws(AudioError) {
         guard let handle else { return }

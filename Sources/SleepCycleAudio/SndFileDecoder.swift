@@ -28,6 +28,7 @@ final class SndFileDecoder: AudioDecoder {
     let frameCount: Int64?
     var formatDescription: String { file.formatDescription }
     var isOgg: Bool { file.isOgg }
+    var integerBits: Int? { file.integerBits }
     func channelMap() -> [Int32]? { file.channelMap() }
 
     /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX, and on a pipe a WAV

@@ -24,6 +24,7 @@ final class VorbisDecoder: AudioDecoder {
     let frameCount: Int64?
     var formatDescription: String { SndFile.formatDescription(Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)) }
     var isOgg: Bool { true }
+    var integerBits: Int? { nil }
     private(set) var stopError: AudioError?
 
     /// Most samples held after a hole while waiting for a granule position (then they are placed by count).

@@ -173,14 +173,56 @@ public struct AlarmFired: Sendable, Codable {
     public init(time: SampleTime, rule: String) { self.time = time; self.rule = rule }
 }
 
-/// A short audio clip cut around an event.
-public struct AudioClipReady: Sendable {
+/// Audio at the source's own rate, before resampling (published only when a consumer needs it: audio clips).
+public struct SourceAudioBlock: Sendable {
+    /// Frames per second of the source.
+    public var sampleRate: Int
+    /// Where the source's frame 0 lies on the timeline (analysis samples): 0, or where a resumed night's new audio
+    /// begins. Frame f of the source lies at `origin` + f · 16000 / `sampleRate`.
+    public var origin: SampleTime
+    /// The block's first frame, counted at the source rate from the source's start (gaps included).
+    public var start: Int64
+    /// The analysed channels (1 or 2), as decoded or captured: the 16-bit values of a source of ≤ 16-bit integers,
+    /// else floats.
+    public var samples: PlanarSamples
+    /// Bits of the integer PCM the samples came from (sample · 2^(bits−1) is an integer), nil for float or lossy
+    /// sources.
+    public var integerBits: Int?
+    public var frameCount: Int { samples.frameCount }
+    public init(sampleRate: Int, origin: SampleTime, start: Int64, samples: PlanarSamples, integerBits: Int?) {
+        self.sampleRate = sampleRate; self.origin = origin; self.start = start; self.samples = samples
+        self.integerBits = integerBits
+    }
+}
+
+/// An audio clip of a sound event: written, or given up (a per-night size cap or per-type limit kept more probable
+/// events, or the write failed; a clip written earlier and given up later has its file removed).
+public struct AudioClipReady: Sendable, Codable, Hashable {
+    public enum Status: String, Sendable, Codable, Hashable { case written, dropped }
     public var eventId: Int
+    public var type: EventType
+    public var status: Status
+    /// The clip's span on the timeline (analysis samples; its first and last sample rounded to the 16 kHz grid).
     public var start: SampleTime
     public var end: SampleTime
+    /// The clip's first sample as a frame count at the source rate from the start of the timeline (for a file: the
+    /// frame index in the file), its length in frames and the rate.
+    public var firstFrame: Int64
+    public var frameCount: Int
+    public var sampleRate: Int
+    /// The file, relative to the clips folder (`<sessionId>/<name>.flac` or `.flac.enc`); nil when dropped before
+    /// being written.
     public var path: String?
-    public init(eventId: Int, start: SampleTime, end: SampleTime, path: String? = nil) {
-        self.eventId = eventId; self.start = start; self.end = end; self.path = path
+    public var encrypted: Bool
+    /// Size of the file in bytes (0 when dropped).
+    public var bytes: Int
+    /// Why a clip was dropped (one line), nil when written.
+    public var reason: String?
+    public init(eventId: Int, type: EventType, status: Status, start: SampleTime, end: SampleTime, firstFrame: Int64,
+                frameCount: Int, sampleRate: Int, path: String?, encrypted: Bool, bytes: Int, reason: String? = nil) {
+        self.eventId = eventId; self.type = type; self.status = status; self.start = start; self.end = end
+        self.firstFrame = firstFrame; self.frameCount = frameCount; self.sampleRate = sampleRate; self.path = path
+        self.encrypted = encrypted; self.bytes = bytes; self.reason = reason
     }
 }
 
@@ -204,6 +246,9 @@ public struct SessionInfo: Sendable {
 public enum AnalysisEvent: Sendable {
     case sessionStarted(SessionInfo)
     case audio(AudioBlock)
+    /// The same audio at the source's rate, published just before the `.audio` blocks that carry it, only when a
+    /// consumer asked for it (`AudioClips`).
+    case sourceAudio(SourceAudioBlock)
     case features(FeatureBlock)
     case gap(AudioGap)
     case eventStarted(SoundEvent)

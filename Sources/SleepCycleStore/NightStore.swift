@@ -97,6 +97,13 @@ public final class NightStore: @unchecked Sendable {
                 t.primaryKey(["nightId", "sequence"])
             }
         }
+        migrator.registerMigration("v2: the clips index") { db in
+            try db.create(table: "clip") { t in
+                t.column("nightId", .text).notNull().references("night", onDelete: .cascade)
+                t.column("path", .text).notNull()                     // absolute path of a clip file written
+                t.primaryKey(["nightId", "path"])
+            }
+        }
         return migrator
     }
 
@@ -139,6 +146,10 @@ public final class NightStore: @unchecked Sendable {
             for chunk in chunks {
                 try db.execute(sql: "INSERT INTO journal (nightId, sequence, position, records) VALUES (?, ?, ?, ?)",
                                arguments: [id.uuidString, chunk.sequence, chunk.position, chunk.records])
+                for file in chunk.clipFiles {
+                    try db.execute(sql: "INSERT OR IGNORE INTO clip (nightId, path) VALUES (?, ?)",
+                                   arguments: [id.uuidString, file])
+                }
             }
             try db.execute(sql: "UPDATE night SET endTime = ?, updatedAt = ? WHERE id = ?",
                            arguments: [endTime.timeIntervalSince1970, Date().timeIntervalSince1970, id.uuidString])
@@ -226,29 +237,77 @@ public final class NightStore: @unchecked Sendable {
 
     // MARK: - Maintenance
 
-    /// Deletes a night and its journal; false if there is no such night. A night being recorded is refused.
+    /// Deletes a night, its journal and its audio clips; false if there is no such night. A night being recorded is
+    /// refused.
     @discardableResult
     public func delete(_ id: UUID) throws(StoreError) -> Bool {
         if RecorderLock.recordingNight(storePath: path) == id {
             throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
         }
-        let deleted = try write("deleting a night") { db in
+        let (deleted, files) = try write("deleting a night") { db in
+            let files = try Self.clipFiles(db, of: [id])
             try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
-            return db.changesCount == 1
+            return (db.changesCount == 1, files)
         }
+        Self.remove(clipFiles: files)
         reclaimSpace()
         return deleted
     }
 
-    /// Deletes the nights that started before `date` (a night being recorded is kept); returns their ids.
+    /// Deletes the nights that started before `date` (a night being recorded is kept) with their clips; returns
+    /// their ids.
     public func prune(startedBefore date: Date) throws(StoreError) -> [UUID] {
         let recording = RecorderLock.recordingNight(storePath: path)
         let old = try nights().filter { $0.startTime < date && $0.id != recording }.map(\.id)
-        try write("pruning nights") { db in
+        let files = try write("pruning nights") { db in
+            let files = try Self.clipFiles(db, of: old)
             for id in old { try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString]) }
+            return files
         }
+        Self.remove(clipFiles: files)
         reclaimSpace()
         return old
+    }
+
+    /// The clip files indexed for `nights`.
+    public func clipFiles(of night: UUID) throws(StoreError) -> [String] {
+        try read("reading the clips index") { db in try Self.clipFiles(db, of: [night]) }
+    }
+
+    private static func clipFiles(_ db: Database, of nights: [UUID]) throws -> [String] {
+        try nights.flatMap { id in
+            try String.fetchAll(db, sql: "SELECT path FROM clip WHERE nightId = ? ORDER BY path", arguments: [id.uuidString])
+        }
+    }
+
+    /// Removes the clip files of deleted nights (the files the index lists: files the recorder wrote), then their
+    /// folders when that leaves them empty. A file already gone is no problem. In those folders — each named by the
+    /// night's session id and made by the recorder — files named as clips are (`00042-snoring.flac[.enc]`, or a
+    /// clip's temporary `.clip-<UUID>.tmp`) go too: a clip written in the last instant before a crash, whose record
+    /// the journal had not yet committed.
+    private static func remove(clipFiles files: [String]) {
+        var folders = Set<String>()
+        for file in files {
+            _ = PathEncoding.withCString(file) { unlink($0) }
+            folders.insert((file as NSString).deletingLastPathComponent)
+        }
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isClipName(name) {
+                _ = PathEncoding.withCString(folder + "/" + name) { unlink($0) }
+            }
+            _ = PathEncoding.withCString(folder) { rmdir($0) }   // fails unless empty
+        }
+    }
+
+    /// `00042-snoring.flac`, `00042-snoring.flac.enc` or `.clip-<UUID>.tmp`: the names the clip writer gives.
+    static func isClipName(_ name: String) -> Bool {
+        if name.hasPrefix(".clip-") && name.hasSuffix(".tmp") { return name.count == 6 + 36 + 4 }
+        let parts = name.split(separator: "-", maxSplits: 1)
+        guard parts.count == 2, parts[0].count == 5, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber) else {
+            return false
+        }
+        let rest = parts[1].hasSuffix(".flac.enc") ? parts[1].dropLast(9) : parts[1].hasSuffix(".flac") ? parts[1].dropLast(5) : nil
+        return rest.map { ["snoring", "talking", "coughing", "movement"].contains(String($0)) } ?? false
     }
 
     // MARK: - Helpers

@@ -32,8 +32,11 @@ public struct JournalChunk: Sendable, Hashable {
     /// The analysis-timeline position (16 kHz samples) the night had reached after this chunk.
     public var position: Int64
     public var records: Data
+    /// Audio-clip files written during the chunk (absolute paths): indexed with the night, so that deleting the night
+    /// removes them.
+    public var clipFiles: [String]
 
-    public init(sequence: Int64, position: Int64, records: Data) {
-        self.sequence = sequence; self.position = position; self.records = records
+    public init(sequence: Int64, position: Int64, records: Data, clipFiles: [String] = []) {
+        self.sequence = sequence; self.position = position; self.records = records; self.clipFiles = clipFiles
     }
 }

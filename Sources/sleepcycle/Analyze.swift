@@ -84,6 +84,8 @@ struct Analyze: ParsableCommand {
         + "over the preset's (docs/0009-two-sleepers.md).", valueName: "file"), completion: .file())
     var channelSeparationConfig: String?
 
+    @OptionGroup var clipOptions: ClipOptions
+
     @OptionGroup var diagnostics: DiagnosticOptions
 
     func validate() throws {
@@ -115,6 +117,7 @@ struct Analyze: ParsableCommand {
             options.alarm = .init(time: alarm.nextOccurrence(after: start.date, utcOffsetSeconds: start.utcOffsetSeconds),
                                   windowSeconds: alarmWindow ?? 1800)
         }
+        options.clips = try clipOptions.option()
         return options
     }
 

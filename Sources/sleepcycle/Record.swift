@@ -78,6 +78,8 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Do not show the one-line status (it is only shown when standard error is a terminal).")
     var noStatus = false
 
+    @OptionGroup var clipOptions: ClipOptions
+
     @OptionGroup var diagnostics: DiagnosticOptions
 
     func validate() throws {
@@ -114,6 +116,9 @@ struct Record: AsyncParsableCommand {
             }
             options.channelSeparation = .preset(preset)
         }
+        let recorded = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).recorderSettings } ?? [:]
+        options.clips = try clipOptions.option() ?? (resuming != nil ? ClipOptions.option(recorded: recorded) : nil)
+        options.clips?.durable = true
         let engine = SleepAnalysisEngine(options: options)
         try await engine.initialize(options: options, channelCount: settings.channels, store: store)
         let status = LiveStatus(enabled: !noStatus && !diagnostics.quiet && isatty(STDERR_FILENO) == 1)
@@ -132,7 +137,8 @@ struct Record: AsyncParsableCommand {
         } else {
             id = try await engine.startAnalysis(
                 config: SleepAnalysisConfig(sessionId: nil, utcOffsetSeconds: startTime.utcOffsetSeconds,
-                                            recorderSettings: settings.recorded),
+                                            recorderSettings: settings.recorded.merging(
+                                                ClipOptions.recorded(options.clips, keyPath: clipOptions.clipsKey)) { a, _ in a }),
                 at: startTime.date, using: source, eventListeners: [status.listener])
             Diagnostics.log.info("recording night \(id.uuidString) into \(MessageText.path(store.path))")
         }

@@ -12,7 +12,7 @@ struct FileSourceTests {
         let path = try FileFixture.writeFile(dir.path("a.wav"), .wavPCM16, rate: 16_000, channels: [x])
         let source = try AudioFileSource(path: path, blockFrames: 4096)
         #expect(source.format == SourceFormat(sampleRate: 16_000, channelCount: 1, analysisChannelCount: 1,
-                                              frameCount: 40_000))
+                                              frameCount: 40_000, integerBits: 16))
         #expect(source.formatDescription.contains("WAV") && source.formatDescription.contains("16 bit"))
         let (channels, blocks, contiguous) = try FileFixture.readAll(source)
         #expect(contiguous)

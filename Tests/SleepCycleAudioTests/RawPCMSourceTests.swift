@@ -58,7 +58,8 @@ struct RawPCMSourceTests {
         let source = try RawPCMSource(fileDescriptor: feeder.readEnd, name: "-", encoding: c.encoding,
                                       sampleRate: c.rate, channels: c.channels, blockFrames: 1_500)
         #expect(source.format == SourceFormat(sampleRate: c.rate, channelCount: c.channels,
-                                              analysisChannelCount: c.channels, frameCount: nil))
+                                              analysisChannelCount: c.channels, frameCount: nil,
+                                              integerBits: c.encoding == .s16le ? 16 : nil))
         let raw = RawPCMFixture.reads(source)
         #expect(raw.error == nil)
         let file = try Self.wavReads(data, c, blockFrames: 1_500)

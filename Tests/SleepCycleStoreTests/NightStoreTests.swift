@@ -70,6 +70,38 @@ import Testing
         #expect(try s.nights().isEmpty)
     }
 
+    /// Deleting or pruning a night removes the clip files its recorder indexed, the clip-named files in the same
+    /// session folders (a clip written just before a crash), and the folders left empty — and nothing else.
+    @Test func aNightsClipsGoWithIt() throws {
+        let s = try store()
+        let fm = FileManager.default
+        let a = UUID(), b = UUID()
+        let folderA = dir.appendingPathComponent("clips/\(a.uuidString)"), folderB = dir.appendingPathComponent("clips/\(b.uuidString)")
+        for f in [folderA, folderB] { try fm.createDirectory(at: f, withIntermediateDirectories: true) }
+        func touch(_ url: URL, _ name: String) throws -> String {
+            let path = url.appendingPathComponent(name).path
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let indexed = try touch(folderA, "00002-snoring.flac"), orphan = try touch(folderA, "00003-talking.flac.enc")
+        let temporary = try touch(folderA, ".clip-\(UUID().uuidString).tmp")
+        let indexedB = try touch(folderB, "00001-coughing.flac")
+        let mine = try touch(folderB, "notes.txt"), lookalike = try touch(folderB, "00009-snoring.wav")
+        for (id, files) in [(a, [indexed]), (b, [indexedB])] {
+            try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+            try s.appendJournal(night: id, chunks: [JournalChunk(sequence: 0, position: 1, records: Data(), clipFiles: files)],
+                                endTime: start)
+        }
+        #expect(try s.clipFiles(of: a) == [indexed])
+        #expect(try s.delete(a))
+        #expect(![indexed, orphan, temporary, folderA.path].contains { fm.fileExists(atPath: $0) })
+        #expect(try s.prune(startedBefore: Date()) == [b])
+        #expect(!fm.fileExists(atPath: indexedB))
+        #expect(fm.fileExists(atPath: mine) && fm.fileExists(atPath: lookalike))
+        #expect(NightStore.isClipName("00042-movement.flac") && !NightStore.isClipName("0042-snoring.flac")
+                && !NightStore.isClipName("00042-sneezing.flac") && !NightStore.isClipName("00042-snoring.flac.bak"))
+    }
+
     /// A full disk (here the store's size limit, which SQLite reports the same way) fails the write with `.full`
     /// and leaves what was stored intact.
     @Test func aFullStoreFailsTheWriteAndKeepsWhatItHas() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SleepCycleDSP
 @testable import SleepCycle
 
 /// A live night through ALSA's `file` plugin (real alsa-lib capture, no sound card) into the engine and the store,
@@ -40,5 +41,40 @@ import Testing
         #expect(live.events.count >= 5)
         let stored = try JSONDecoder().decode(AnalysisResult.self, from: try #require(try store.result(of: id)))
         #expect(stored.jsonString() == live.jsonString())
+    }
+
+    /// The SDK's clips producer on a live ALSA capture at 44.1 kHz: each clip arrives on the stream with the captured
+    /// samples at its frame, and the result's events name the same frames.
+    @Test func anALSACaptureGivesClipsOfItsOwnSamples() async throws {
+        let night = Array(try ResumeTests.exampleNight().prefix(16_000 * 70))
+        let resampler = try Resampler(inputRate: 16_000, outputRate: 44_100)
+        var up: [Float] = []
+        resampler.process(night, into: &up)
+        resampler.finish(into: &up)
+        let pcm = up.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        let raw = dir.appendingPathComponent("night44.raw").path
+        try pcm.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: raw))
+        let source = try ALSACaptureSource(device: "sctest", sampleRate: 44_100, channels: 1, ringSeconds: 120,
+                                           configText: ALSACaptureSource.filePluginConfig(infile: raw),
+                                           maxFrames: Int64(pcm.count))
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize()
+        let producer = try await engine.createAudioClipsProducer(config: AudioClipsConfig(eventTypes: [.snoring]))
+        #expect(await engine.isFeatureEnabled(.audioClips))
+        _ = try await engine.startAnalysis(at: FileAnalysis.defaultStart, using: source)
+        try await engine.waitForSourceEnd()
+        let result = try await engine.stopAnalysis()
+        producer.finish()
+        var clips: [AudioClip] = []
+        for await clip in producer.clips { clips.append(clip) }
+        let snores = result.events.filter { $0.type == .snoring }
+        #expect(snores.count >= 5 && clips.count == snores.count)
+        for clip in clips {
+            #expect(clip.sampleRate == 44_100 && clip.file == nil && clip.samples.count == 441_000)
+            let first = Int(clip.startFrame)
+            let expected = pcm[first..<min(pcm.count, first + clip.samples.count)].map { Float($0) / 32768 }
+            #expect(clip.samples == expected)
+            #expect(clip.start <= clip.event.start && clip.end >= clip.event.end)
+        }
     }
 }

@@ -66,6 +66,23 @@ public actor SleepAnalysisEngine {
         return features
     }
 
+    /// Makes audio clips of the events of every session started from now on (replacing an earlier producer):
+    /// files under `directory` (`<sessionId>/<event id>-<type>.flac`, encrypted with `key` when given), and each clip
+    /// with its samples on the producer's `clips` stream. Without a directory nothing is written to disk.
+    public func createAudioClipsProducer(config: AudioClipsConfig = .default, directory: String? = nil,
+                                         key: ClipKey? = nil) throws -> AudioClipsProducer {
+        guard currentState != .running else { throw SleepAnalysisEngineError.alreadyRunning }
+        if let problem = config.problem { throw SleepAnalysisEngineError.unsupportedConfiguration("audio clips: \(problem)") }
+        if let directory { try AudioClipsFolder.prepare(directory) }
+        clipsProducer?.finish()
+        let producer = AudioClipsProducer(config: config, directory: directory, bufferSize: options.observerBufferSize)
+        clipsProducer = producer
+        options.clips = PipelineOptions.ClipsOption(config: config, directory: directory, key: key, durable: true)
+        features.audioClips = true
+        return producer
+    }
+    private var clipsProducer: AudioClipsProducer?
+
     public func isFeatureEnabled(_ feature: SleepAnalysisFeature) -> Bool {
         currentState != .uninitialized && features.contains(feature)
     }
@@ -114,7 +131,8 @@ public actor SleepAnalysisEngine {
         let format = source.format
         let info = SessionInfo(id: id, clock: AnalysisClock(start: date), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name,
+                                            options: withClipsReceiver(options, sessionId: id),
                                             listeners: eventListeners, observers: observers)
         if let store {
             let header = NightHeader(
@@ -182,7 +200,8 @@ public actor SleepAnalysisEngine {
         let clock = AnalysisClock(start: header.start)
         let info = SessionInfo(id: header.sessionId, clock: clock, sourceSampleRate: header.sourceSampleRate,
                                channelCount: header.sourceChannels)
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: header.sourceName, options: nightOptions,
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: header.sourceName,
+                                            options: withClipsReceiver(nightOptions, sessionId: header.sessionId),
                                             listeners: eventListeners, observers: observers, resuming: replay)
         try store.reopenNight(id: stored.id, header: stored.header)
         attachJournal(to: pipeline, night: stored.id, start: header.start, from: replay.position,
@@ -213,11 +232,19 @@ public actor SleepAnalysisEngine {
                                                        activity: activity))])
     }
 
+    /// `options` with the clips producer's receiver for session `sessionId`.
+    private func withClipsReceiver(_ options: PipelineOptions, sessionId: UUID) -> PipelineOptions {
+        guard let producer = clipsProducer, options.clips != nil else { return options }
+        var options = options
+        options.clips?.receiver = producer.receiver(sessionId: sessionId)
+        return options
+    }
+
     private func attachJournal(to pipeline: AnalysisPipeline, night: UUID, start: Date, from position: SampleTime,
                                nextSequence: Int64) {
         guard let store else { return }
         let writer = JournalWriter(store: store, night: night, clockStart: start, nextSequence: nextSequence)
-        let recorder = JournalRecorder(writer: writer, start: position)
+        let recorder = JournalRecorder(writer: writer, start: position, clipsDirectory: pipeline.options.clips?.directory)
         pipeline.observe { recorder.observe($0) }
         journal = writer
         recorderLock?.recording(night)
@@ -308,8 +335,8 @@ public actor SleepAnalysisEngine {
         options.channelSeparation = channelSeparationConfig
         let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: date), sourceSampleRate: format.sampleRate,
                                channelCount: format.channelCount)
-        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name, options: options,
-                                            observers: observers)
+        let pipeline = try AnalysisPipeline(info: info, format: format, sourcePath: source.name,
+                                            options: withClipsReceiver(options, sessionId: info.id), observers: observers)
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers, utcOffsetSeconds: 0)
         self.pipeline = pipeline
         dataSource = true

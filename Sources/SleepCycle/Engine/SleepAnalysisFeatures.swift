@@ -1,6 +1,6 @@
 /// A capability of the engine (Sleep Cycle SDK vocabulary).
 public enum SleepAnalysisFeature: String, Sendable, Hashable, CaseIterable {
-    case sleepStaging, smartAlarm, audioEvents, snoringDetection, realTimeSleepStaging, multiChannelAnalysis
+    case sleepStaging, smartAlarm, audioEvents, snoringDetection, realTimeSleepStaging, multiChannelAnalysis, audioClips
 }
 
 /// Which capabilities this build and configuration provide (`SleepAnalysisEngine.initialize`).
@@ -11,6 +11,7 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
     public var snoringDetection: Bool
     public var realTimeSleepStaging: Bool
     public var multiChannelAnalysis: Bool
+    public var audioClips: Bool
 
     public init(_ set: Set<SleepAnalysisFeature>) {
         sleepStaging = set.contains(.sleepStaging)
@@ -19,6 +20,7 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
         snoringDetection = set.contains(.snoringDetection)
         realTimeSleepStaging = set.contains(.realTimeSleepStaging)
         multiChannelAnalysis = set.contains(.multiChannelAnalysis)
+        audioClips = set.contains(.audioClips)
     }
 
     public func contains(_ feature: SleepAnalysisFeature) -> Bool {
@@ -29,6 +31,7 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
         case .snoringDetection: snoringDetection
         case .realTimeSleepStaging: realTimeSleepStaging
         case .multiChannelAnalysis: multiChannelAnalysis
+        case .audioClips: audioClips
         }
     }
 }

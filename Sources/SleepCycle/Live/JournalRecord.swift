@@ -6,7 +6,7 @@ import ChannelSeparation
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, breathing rates, health changes, heart-rate and motion samples, and the alarm. Not journaled: audio and
+/// ended, breathing rates, health changes, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
 /// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs,
 /// which the stager publishes again, identically, when the journal is replayed into it.
 public enum JournalRecord: Codable, Sendable {
@@ -19,6 +19,8 @@ public enum JournalRecord: Codable, Sendable {
     case heartRate(HeartRateSample)
     case motion(MotionSample)
     case alarm(AlarmFired)
+    /// An audio clip written or given up (the result's `"clip"` keys, and the clips index of the store).
+    case clip(AudioClipReady)
 
     /// The record of a bus event, or nil for events the journal leaves out.
     init?(_ event: AnalysisEvent) {
@@ -32,6 +34,7 @@ public enum JournalRecord: Codable, Sendable {
         case .heartRate(let h): self = .heartRate(h)
         case .motion(let m): self = .motion(m)
         case .alarm(let a): self = .alarm(a)
+        case .clip(let c): self = .clip(c)
         default: return nil
         }
     }
@@ -48,6 +51,7 @@ public enum JournalRecord: Codable, Sendable {
         case .healthChanged(let h): .healthChanged(h)
         case .heartRate(let h): .heartRate(h)
         case .motion(let m): .motion(m)
+        case .clip(let c): .clip(c)
         case .alarm: nil
         }
     }

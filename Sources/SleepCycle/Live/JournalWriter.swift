@@ -40,9 +40,9 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Hands over the records of the stretch ending at `position` (never blocks on the disk).
-    func append(records: Data, position: SampleTime) {
+    func append(records: Data, position: SampleTime, clipFiles: [String] = []) {
         condition.lock()
-        pending.append(JournalChunk(sequence: nextSequence, position: position, records: records))
+        pending.append(JournalChunk(sequence: nextSequence, position: position, records: records, clipFiles: clipFiles))
         nextSequence += 1
         condition.signal()
         condition.unlock()

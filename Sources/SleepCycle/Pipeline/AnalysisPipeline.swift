@@ -122,14 +122,43 @@ public final class AnalysisPipeline {
     public func run(source: any AudioSource, offset: SampleTime = 0, progress: ((SampleTime) -> Void)? = nil,
                     shouldStop: (() -> Bool)? = nil) throws -> AnalysisResult {
         start()
+        let tapped = tapSourceRate(of: source)
+        defer { source.setSourceRateTap(nil) }
         while shouldStop?() != true {
             let read = try source.read()
             takeInbox()
+            if let tapped { publishSourceAudio(tapped, offset: offset) }
             guard process(Self.shifted(read, by: offset)) else { break }
             progress?(position)
         }
         for warning in source.warnings { addWarning(AnalysisWarning(audio: warning)) }
         return finish()
+    }
+
+    /// Source-rate audio handed over by the source during a read, published before that read.
+    private final class SourceRateQueue { var blocks: [SourceRateAudio] = [] }
+
+    /// Taps `source`'s source-rate audio when a consumer needs it (audio clips); nil otherwise.
+    private func tapSourceRate(of source: any AudioSource) -> SourceRateQueue? {
+        guard options.clips != nil else { return nil }
+        let queue = SourceRateQueue()
+        guard source.setSourceRateTap({ queue.blocks.append($0) }) else {
+            addWarning(AnalysisWarning(.clipsDropped, "\(sourcePath): this source cannot provide its audio for clips; "
+                + "no clips were made"))
+            return nil
+        }
+        return queue
+    }
+
+    /// Publishes the tapped audio as `.sourceAudio`, on the timeline moved by `offset`.
+    private func publishSourceAudio(_ queue: SourceRateQueue, offset: SampleTime) {
+        guard !queue.blocks.isEmpty else { return }
+        for audio in queue.blocks {
+            bus.publish(.sourceAudio(SourceAudioBlock(sampleRate: format.sampleRate, origin: audio.origin + offset,
+                                                      start: audio.start, samples: audio.samples,
+                                                      integerBits: format.integerBits)))
+        }
+        queue.blocks.removeAll(keepingCapacity: true)
     }
 
     /// Watches the bus after every consumer and the result (a journal, a live display); not during a replay.
@@ -273,6 +302,10 @@ public final class AnalysisPipeline {
         }
         let source = SourceSummary(path: sourcePath, sampleRate: format.sampleRate, channels: format.channelCount,
                                    durationSec: durationSec)
+        if collector.droppedClips > 0 {
+            addWarning(AnalysisWarning(.clipsDropped, "\(collector.droppedClips) event(s) of the chosen types have no "
+                + "audio clip: " + collector.droppedClipReasons.joined(separator: "; ")))
+        }
         var result = collector.result(end: end, source: source, droppedObserverItems: observers?.droppedCount ?? 0)
         result.warnings = warnings
         return result

@@ -8,6 +8,7 @@ import Staging
 import SleepStatistics
 import SmartAlarm
 import ChannelSeparation
+import AudioClips
 
 /// What a session knows when its consumers are built.
 public struct PipelineContext: Sendable {
@@ -95,6 +96,24 @@ public enum PipelineBuilder {
                 : ChannelScoped(SmartAlarm(spec: spec), channel: .primary, takesSideInputs: true, defersEnding: false)
             list.append(ConsumerRegistration(name: "SmartAlarm", provides: [.smartAlarm], consumer: consumer,
                                              replays: true))
+        }
+        // Audio clips of the decided events, cut from the source-rate audio (`.sourceAudio`). With two sleepers an
+        // event is decided the attributor's delay later, so the pre-roll holds that much more; each sleeper's clips go
+        // to the folder of their own session id.
+        if let clips = context.options.clips {
+            var config = clips.config
+            if let separation { config.preRollSeconds = config.effectivePreRoll + separation.decisionDelaySeconds }
+            let ids = separation == nil ? nil : AnalysisPipeline.sessionIds(for: context.info.id)
+            let session = context.info.id, clock = context.info.clock
+            let folderName: @Sendable (AudioChannel?) -> String = { channel in
+                (channel.flatMap { ids?[$0] } ?? session).uuidString
+            }
+            var receiver: (@Sendable (ClipDelivery) -> Void)?
+            if let receive = clips.receiver { receiver = { delivery in receive(delivery, clock) } }
+            let output = ClipOutput(directory: clips.directory, key: clips.key, folderName: folderName,
+                                    receiver: receiver, durable: clips.durable)
+            list.append(ConsumerRegistration(name: "AudioClips", provides: [.audioClips],
+                                             consumer: try AudioClips(config: config, output: output)))
         }
         return list
     }

@@ -3,6 +3,7 @@ import AudioHealth
 import SleepCycleBus
 import SmartAlarm
 import ChannelSeparation
+import AudioClips
 
 /// Everything a pipeline needs besides its source. `Sendable` so the actor can hand it to the analysis thread.
 public struct PipelineOptions: Sendable {
@@ -24,7 +25,9 @@ public struct PipelineOptions: Sendable {
     public var sideInputOrigins: [SideInputKind: String] = [:]
     /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
     public var alarm: AlarmOption?
-    public var clipsDirectory: String?
+    /// Audio clips of events (`--clips DIR`): what to keep and where; nil: none (the default: bedroom audio is
+    /// private).
+    public var clips: ClipsOption?
     /// Two sleepers on a stereo input: how each channel's events are attributed to one sleeper, and a session per
     /// sleeper (`analyze --channel-separation`). nil: the channels are analysed as one session.
     public var channelSeparation: ChannelSeparationConfig?
@@ -33,6 +36,23 @@ public struct PipelineOptions: Sendable {
 
     public init() {}
     public static let `default` = PipelineOptions()
+
+    /// Audio clips: the settings, the folder (nil: samples to `receiver` only), the key that encrypts them.
+    public struct ClipsOption: Sendable {
+        public var config: AudioClipsConfig
+        public var directory: String?
+        public var key: ClipKey?
+        /// Called on the analysing thread with each clip (its samples, and its file) as it is published, with the
+        /// session's clock.
+        public var receiver: (@Sendable (ClipDelivery, AnalysisClock) -> Void)?
+        /// Flush each clip file to the disk before it takes its name (live nights; see `ClipOutput.durable`).
+        public var durable: Bool
+        public init(config: AudioClipsConfig = .default, directory: String?, key: ClipKey? = nil,
+                    receiver: (@Sendable (ClipDelivery, AnalysisClock) -> Void)? = nil, durable: Bool = false) {
+            self.config = config; self.directory = directory; self.key = key; self.receiver = receiver
+            self.durable = durable
+        }
+    }
 
     /// The smart alarm: wake the sleeper at the latest at `time`, in light sleep or at a movement within the window
     /// of `windowSeconds` before it (`--alarm HH:MM --alarm-window 30m`).

@@ -30,6 +30,10 @@ final class ResultCollector {
     private(set) var gapSamples: SampleTime = 0
     private(set) var overrunCount = 0
     private(set) var alarm: AlarmFired?
+    /// Each event's written clip, and the clips given up (their reasons, first few kept for the warning).
+    private(set) var clips: [Int: AudioClipReady] = [:]
+    private(set) var droppedClips = 0
+    private(set) var droppedClipReasons: [String] = []
 
     /// The alarm asked for, if any (the result reports it even when the recording ends before it fires).
     var alarmOption: PipelineOptions.AlarmOption?
@@ -67,6 +71,16 @@ final class ResultCollector {
             health.record(h)
             observers?.audioHealth.yield(AudioHealthUpdate(status: h.status, start: clock.date(of: h.time), end: nil,
                                                            channel: h.channel))
+        case .clip(let c):
+            if c.status == .written {
+                clips[c.eventId] = c
+            } else {
+                clips[c.eventId] = nil
+                droppedClips += 1
+                if let reason = c.reason, !droppedClipReasons.contains(reason), droppedClipReasons.count < 3 {
+                    droppedClipReasons.append(reason)
+                }
+            }
         case .gap(let g):
             gapCount += 1
             gapSamples += g.length
@@ -120,7 +134,11 @@ final class ResultCollector {
         audio.overrunCount = overrunCount
         return AnalysisResult(
             sessionId: id, startTime: clock.date(of: start), endTime: clock.date(of: end), source: source,
-            events: soundEvents.map { SleepEvent($0, clock: clock, sessionId: id) },
+            events: soundEvents.map { e in
+                var event = SleepEvent(e, clock: clock, sessionId: id)
+                event.clip = clips[e.id].flatMap { EventClip($0, clock: clock) }
+                return event
+            },
             breathingRates: breathing.filter { mine($0.channel) && $0.time >= start }.map {
                 BreathingRate(timestamp: clock.date(of: $0.time), bpm: $0.bpm, confidence: $0.confidence,
                               sessionId: id, channel: $0.channel)

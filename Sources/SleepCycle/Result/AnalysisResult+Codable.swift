@@ -41,6 +41,11 @@ extension AnalysisResult: Codable {
             event.end = try date(e.end, "events[\(index)].end")
             event.snorer = e.snorer
             event.attributionConfidence = e.attributionConfidence
+            if let path = e.clip {
+                event.clip = EventClip(path: path, start: try date(e.clipStart ?? e.start, "events[\(index)].clipStart"),
+                                       end: try date(e.clipEnd ?? e.end, "events[\(index)].clipEnd"),
+                                       startFrame: e.clipStartFrame ?? 0)
+            }
             return event
         }
         breathingRates = try dto.breathingRates.map { b in
@@ -105,7 +110,9 @@ extension AnalysisResult: Codable {
                       source: e.source.rawValue,
                       channel: stereo || e.channel != nil ? (e.channel ?? .primary).name : nil,
                       signature: e.type == .snoring ? e.signature?.map { Float(r(Double($0), 5)) } : nil,
-                      snorer: e.snorer, attributionConfidence: e.attributionConfidence.map { r($0, 3) })
+                      snorer: e.snorer, attributionConfidence: e.attributionConfidence.map { r($0, 3) },
+                      clip: e.clip?.path, clipStart: e.clip.map { t($0.start) }, clipEnd: e.clip.map { t($0.end) },
+                      clipStartFrame: e.clip?.startFrame)
             },
             breathingRates: breathingRates.map { b in
                 .init(timestamp: t(b.timestamp), bpm: r(b.bpm, 2), confidence: r(b.confidence, 3),
@@ -149,6 +156,7 @@ private struct ResultJSON: Codable {
     struct Event: Codable {
         var type: String, start: String, end: String, probability: Double, source: String
         var channel: String?, signature: [Float]?, snorer: Int?, attributionConfidence: Double?
+        var clip: String?, clipStart: String?, clipEnd: String?, clipStartFrame: Int64?
     }
     struct Rate: Codable { var timestamp: String; var bpm: Double; var confidence: Double; var channel: String? }
     struct Interval: Codable { var stage: String; var start: String; var end: String }

@@ -43,6 +43,12 @@ extension AnalysisResult {
                     }
                     if let snorer = e.snorer { w.key("snorer"); w.int(snorer) }
                     if let a = e.attributionConfidence { w.key("attributionConfidence"); w.number(a, 3) }
+                    if let clip = e.clip {
+                        w.key("clip"); w.string(clip.path)
+                        w.key("clipStart"); w.date(clip.start)
+                        w.key("clipEnd"); w.date(clip.end)
+                        w.key("clipStartFrame"); w.int(Int(clip.startFrame))
+                    }
                 }
             }
             w.key("breathingRates"); w.array(breathingRates) { w, b in

@@ -80,6 +80,11 @@ extension AnalysisResult {
             for s in snorers {
                 out.append("  snorer \(s.snorer + 1)   \(s.snoreCount) snores, \(hm(s.snoreTime))")
             }
+            let clips = events.compactMap(\.clip)
+            if let first = clips.first {
+                let folder = (first.path as NSString).deletingLastPathComponent
+                out.append("  clips       \(clips.count) in \(folder)/ (of the clips folder)")
+            }
         }
         out.append("")
         out.append("Breathing")

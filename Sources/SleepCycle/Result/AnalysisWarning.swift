@@ -23,6 +23,9 @@ public struct AnalysisWarning: Sendable, Hashable, Codable, CustomStringConverti
         public static let storeProblem = Code("storeProblem")
         /// The night's result could not be stored (it is in this result only).
         public static let notStored = Code("notStored")
+        /// Some events of the chosen types have no audio clip (a size cap or per-type limit kept more probable
+        /// events' clips, or a clip could not be written).
+        public static let clipsDropped = Code("clipsDropped")
     }
 
     public var code: Code

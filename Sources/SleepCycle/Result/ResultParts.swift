@@ -19,12 +19,35 @@ public struct SleepEvent: Sendable, Hashable {
     public var snorer: Int?
     /// With channel separation: how sure the attribution to this sleeper is (0.5…1); nil otherwise.
     public var attributionConfidence: Double?
+    /// The event's audio clip (`--clips DIR`), nil without one.
+    public var clip: EventClip?
     public var sessionId: UUID
 
     public init(_ event: SoundEvent, clock: AnalysisClock, sessionId: UUID) {
         id = event.id; type = event.type; start = clock.date(of: event.start); end = clock.date(of: event.end)
         probability = event.probability; source = event.source; channel = event.channel
         signature = event.signature; attributionConfidence = event.attributionConfidence; self.sessionId = sessionId
+    }
+}
+
+/// Where an event's audio clip is and what it holds.
+public struct EventClip: Sendable, Hashable {
+    /// The file, relative to the clips folder: `<sessionId>/<event id>-<type>.flac` (`.flac.enc` when encrypted).
+    public var path: String
+    /// The clip's first and last sample in time.
+    public var start: Date
+    public var end: Date
+    /// The clip's first sample as a frame index at the source's rate from the start of the recording (for
+    /// `analyze`, the frame index in the input file).
+    public var startFrame: Int64
+    public init(path: String, start: Date, end: Date, startFrame: Int64) {
+        self.path = path; self.start = start; self.end = end; self.startFrame = startFrame
+    }
+
+    /// A written clip's place on the session's clock (nil for a clip without a file).
+    init?(_ clip: AudioClipReady, clock: AnalysisClock) {
+        guard let path = clip.path else { return nil }
+        self.init(path: path, start: clock.date(of: clip.start), end: clock.date(of: clip.end), startFrame: clip.firstFrame)
     }
 }
 

@@ -57,4 +57,15 @@ public enum VectorKernels {
             dst[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (c + magic).bitPattern &- magic.bitPattern))
         }
     }
+
+    /// `count` samples as the 16-bit PCM values they were decoded from: ×32768 (libsndfile's and ALSA's scale for
+    /// 16-bit PCM read as float, so k / 32768 gives back exactly k), clamped to −32768…32767, rounded to nearest
+    /// (the same magic-number rounding as `toInt16`).
+    public static func pcm16(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, count: Int) {
+        let magic: Float = 12_582_912
+        for i in 0..<count {
+            let c = min(32767, max(-32768, src[i] * 32768))
+            dst[i] = Int16(truncatingIfNeeded: Int32(bitPattern: (c + magic).bitPattern &- magic.bitPattern))
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import AudioClips
 import SleepCycle
 import SleepCycleAudio
 import SleepCycleFormats
@@ -62,6 +63,13 @@ struct CLIError: Error, CustomStringConvertible {
             }
         case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
         case let e as ChannelSeparationError: return CLIError(.usage, e.description)
+        case let e as ClipError:
+            switch e.kind {
+            case .missing: return CLIError(.noInput, e.description)
+            case .invalid: return CLIError(.badInput, e.description)
+            case .unwritable: return CLIError(.cannotCreate, e.description)
+            case .setting: return CLIError(.usage, e.description)
+            }
         default: return CLIError(.internalError, "internal error: \(error) (please report this)")
         }
     }

@@ -1,0 +1,109 @@
+// Encrypted clips at rest: AES-256-GCM in a small documented container (docs/0010-audio-clips.md).
+import Crypto
+import Foundation
+import SleepCycleFormats
+
+/// A problem with a clip, a clips folder or a key, as one line naming the file.
+public struct ClipError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What kind of problem: a file that is missing or unreadable, one that is not what it should be (a key of the
+    /// wrong size, a clip that does not decrypt), a folder that cannot be written, or a setting out of range.
+    public enum Kind: Sendable, Equatable { case missing, invalid, unwritable, setting }
+    public var kind: Kind
+    public var path: String
+    public var message: String
+    public init(_ kind: Kind = .invalid, path: String, message: String) {
+        self.kind = kind; self.path = path; self.message = message
+    }
+    public var description: String { "\(MessageText.path(path)): \(message)" }
+}
+
+/// A 256-bit AES key for clips. The key file holds exactly 32 raw bytes, or 64 hexadecimal digits (surrounding
+/// whitespace, e.g. a final newline, is ignored).
+public struct ClipKey: Sendable {
+    let key: SymmetricKey
+
+    public init(bytes: [UInt8]) throws(ClipError) {
+        guard bytes.count == 32 else {
+            throw ClipError(path: "key", message: "an AES-256 key is 32 bytes (got \(bytes.count))")
+        }
+        key = SymmetricKey(data: bytes)
+    }
+
+    /// Reads a key file.
+    public static func load(path: String) throws(ClipError) -> ClipKey {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ClipError(.missing, path: path, message: "key file not found")
+        }
+        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw ClipError(.missing, path: path, message: "cannot read the key file")
+        }
+        if data.count == 32 { return try ClipKey(bytes: Array(data)) }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.count == 64, let bytes = Self.hexBytes(text) { return try ClipKey(bytes: bytes) }
+        throw ClipError(path: path, message: "not a clip key: expected 32 raw bytes or 64 hexadecimal digits (found "
+            + "\(data.count) bytes)")
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for c in text.utf8 {
+            let v: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let h = high { bytes.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return high == nil ? bytes : nil
+    }
+}
+
+/// The encrypted clip container (`.flac.enc`):
+///
+/// | offset | bytes | content |
+/// |---|---|---|
+/// | 0 | 8 | magic `SCCLIPv1` (ASCII) |
+/// | 8 | 4 | algorithm `AESG` (AES-256-GCM) |
+/// | 12 | 12 | nonce (random per clip) |
+/// | 24 | n | ciphertext of the FLAC file |
+/// | 24 + n | 16 | GCM tag |
+///
+/// The 12-byte header (magic and algorithm) is authenticated as additional data, so a changed header, nonce,
+/// ciphertext or tag all fail to decrypt.
+public enum ClipContainer {
+    static let header: [UInt8] = Array("SCCLIPv1AESG".utf8)
+    /// Header, nonce and tag: what an encrypted clip adds to its FLAC.
+    public static let overhead = 12 + 12 + 16
+
+    /// Encrypts `plain` (a FLAC file) with a fresh random nonce.
+    public static func seal(_ plain: [UInt8], key: ClipKey) throws(ClipError) -> [UInt8] {
+        do {
+            let box = try AES.GCM.seal(plain, using: key.key, nonce: AES.GCM.Nonce(), authenticating: header)
+            return header + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        } catch {
+            throw ClipError(path: "clip", message: "encryption failed (\(error))")
+        }
+    }
+
+    /// Decrypts a container; `name` is the file's name for messages.
+    public static func open(_ sealed: [UInt8], key: ClipKey, name: String) throws(ClipError) -> [UInt8] {
+        guard sealed.count >= overhead, sealed.starts(with: header.prefix(8)) else {
+            throw ClipError(path: name, message: "not an encrypted sleepcycle clip (expected a SCCLIPv1 header)")
+        }
+        guard Array(sealed[8..<12]) == Array(header[8..<12]) else {
+            throw ClipError(path: name, message: "unsupported clip encryption (expected AES-256-GCM)")
+        }
+        do {
+            let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: sealed[12..<24]),
+                                            ciphertext: sealed[24..<(sealed.count - 16)],
+                                            tag: sealed[(sealed.count - 16)...])
+            return Array(try AES.GCM.open(box, using: key.key, authenticating: header))
+        } catch {
+            throw ClipError(path: name, message: "cannot decrypt: wrong key, or the file was altered or truncated")
+        }
+    }
+}

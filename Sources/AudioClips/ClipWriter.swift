@@ -1,0 +1,271 @@
+import Foundation
+import SleepCycleAudio
+import SleepCycleBus
+import SleepCycleDSP
+
+/// Encodes, encrypts and writes clips on a thread of its own, and keeps the night within its size cap and per-type
+/// limit.
+///
+/// * Files: `<directory>/<folder>/<event id>-<type>.flac` (`.flac.enc` with a key), folders created 0700 and files
+///   0600 (bedroom audio is private). Each file is written to a hidden temporary name in the same folder and renamed
+///   into place, so a crash never leaves a partial clip under a clip's name; with a key, only ciphertext is written.
+/// * Limits: a clip that would pass `maxClipsPerType` replaces the type's least probable clip if it is more probable
+///   (else it is dropped unwritten); after each write, while the night's clips pass `maxBytesPerNight`, the least
+///   probable clip is given up and its file removed. Only files this writer wrote are ever removed.
+/// * A failing write (a full disk, a removed folder) drops that clip with its reason; the night goes on.
+/// * A queued clip holds the ring's blocks of its audio (shared with the ring, not copied, until the ring lets them
+///   go); the queue keeps at most `maxQueuedBytes` of such blocks alive and `submit` waits beyond that, so memory stays
+///   bounded while a burst of events (a snoring bout) is written beside a fast analysis.
+final class ClipWriter: @unchecked Sendable {
+    struct Job: Sendable {
+        var event: SoundEvent
+        var channel: Int
+        /// The clip's audio: blocks shared with the ring (the copy is made here, on the writer's thread).
+        var audio: ClipAudio
+        var sampleRate: Int
+        var integerBits: Int?
+        var sessionId: String
+        var firstFrame: Int64 { audio.from }
+        var bytes: Int { audio.bytes }
+    }
+
+    private struct Kept {
+        var ready: AudioClipReady
+        var probability: Double
+        var file: String?
+    }
+
+    let config: AudioClipsConfig
+    let output: ClipOutput
+    static let maxQueuedBytes = 16 << 20
+    private var queuedBytes = 0
+    private let condition = NSCondition()
+    private var queue: [Job] = []
+    private var done: [ClipDelivery] = []
+    private var busy = false
+    private var closing = false
+    private var thread: Thread?
+    // Writer thread only:
+    private var kept: [Int: Kept] = [:]
+    private var totalBytes: Int64 = 0
+    private var madeFolders: Set<String> = []
+
+    init(config: AudioClipsConfig, output: ClipOutput) throws(ClipError) {
+        self.config = config
+        self.output = output
+        if let directory = output.directory { try AudioClipsFolder.prepare(directory) }
+    }
+
+    func submit(_ job: Job) {
+        condition.lock()
+        if thread == nil {
+            let t = Thread { [self] in run() }
+            t.name = "sleepcycle.clips"
+            thread = t
+            t.start()
+        }
+        let bytes = job.bytes
+        while !queue.isEmpty && queuedBytes + bytes > Self.maxQueuedBytes { condition.wait() }
+        queue.append(job)
+        queuedBytes += bytes
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Outcomes finished since the last call, in order.
+    func takeCompleted() -> [ClipDelivery] {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !done.isEmpty else { return [] }
+        let out = done
+        done = []
+        return out
+    }
+
+    /// Waits until every submitted clip is written (or dropped) and stops the thread.
+    func finish() {
+        condition.lock()
+        closing = true
+        condition.broadcast()
+        while thread != nil && (!queue.isEmpty || busy) { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while queue.isEmpty && !closing { condition.wait() }
+            if queue.isEmpty { break }
+            let job = queue.removeFirst()
+            queuedBytes -= job.bytes
+            busy = true
+            condition.broadcast()
+            condition.unlock()
+            let outcomes = write(job)
+            condition.lock()
+            done += outcomes
+            busy = false
+            condition.broadcast()
+        }
+        thread = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - One clip
+
+    private func write(_ job: Job) -> [ClipDelivery] {
+        let e = job.event
+        let samples = job.audio.samples(channel: job.channel)
+        var out: [ClipDelivery] = []
+        let sr = Int64(AnalysisClock.sampleRate), r = Int64(job.sampleRate)
+        var ready = AudioClipReady(
+            eventId: e.id, type: e.type, status: .written, start: (job.firstFrame * sr + r / 2) / r,
+            end: ((job.firstFrame + Int64(samples.frameCount)) * sr + r / 2) / r, firstFrame: job.firstFrame,
+            frameCount: samples.frameCount, sampleRate: job.sampleRate, path: nil, encrypted: output.key != nil, bytes: 0)
+        func drop(_ reason: String) -> [ClipDelivery] {
+            var d = ready
+            d.status = .dropped; d.reason = reason; d.path = nil; d.bytes = 0; d.encrypted = false
+            return out + [ClipDelivery(clip: d, event: e, samples: .float([]))]
+        }
+        // The per-type limit: make room by giving up the least probable clip of the type, if this one beats it.
+        if let limit = config.maxClipsPerType {
+            let ofType = kept.values.filter { $0.ready.type == e.type }
+            if ofType.count >= limit, let weakest = ofType.min(by: { ($0.probability, -$0.ready.eventId) < ($1.probability, -$1.ready.eventId) }) {
+                guard e.probability > weakest.probability else {
+                    return drop("more probable \(e.type.rawValue) events kept their clips (limit \(limit) per type)")
+                }
+                out.append(giveUp(weakest.ready.eventId, reason: "replaced by a more probable \(e.type.rawValue) "
+                    + "event (limit \(limit) per type)"))
+            }
+        }
+        guard let directory = output.directory else {
+            kept[e.id] = Kept(ready: ready, probability: e.probability, file: nil)
+            return out + [ClipDelivery(clip: ready, event: e, samples: samples)]
+        }
+        let folder = output.folderName(e.channel)
+        let name = String(format: "%05d-%@.flac", e.id, e.type.rawValue) + (output.key != nil ? ".enc" : "")
+        let relative = folder + "/" + name
+        let time = String(format: "%.6f", Double(job.firstFrame) / Double(job.sampleRate))
+        var bytes: [UInt8]
+        do {
+            bytes = try FLACMemoryEncoder.encode(samples, sampleRate: job.sampleRate, integerBits: job.integerBits,
+                title: "sleepcycle \(e.type.rawValue) event \(e.id)",
+                comment: "session \(job.sessionId); first sample at \(time) s (frame \(job.firstFrame) at "
+                    + "\(job.sampleRate) Hz) from the start of the recording", name: relative)
+            if let key = output.key { bytes = try ClipContainer.seal(bytes, key: key) }
+        } catch {
+            return drop("cannot encode the clip: \(error)")
+        }
+        let folderPath = directory + "/" + folder
+        let path = folderPath + "/" + name
+        do throws(ClipError) {
+            if !madeFolders.contains(folderPath) {
+                try Self.makeFolder(folderPath)
+                madeFolders.insert(folderPath)
+            }
+            try Self.writeAtomically(bytes, to: path, folder: folderPath, sync: output.durable)
+        } catch {
+            return drop("cannot write \(path): \(error.message)")
+        }
+        ready.path = relative
+        ready.bytes = bytes.count
+        kept[e.id] = Kept(ready: ready, probability: e.probability, file: path)
+        totalBytes += Int64(bytes.count)
+        out.append(ClipDelivery(clip: ready, event: e, samples: samples))
+        // The night's size cap: give up the least probable clips (possibly this one) until it fits.
+        if let cap = config.maxBytesPerNight {
+            while totalBytes > cap, let weakest = kept.values.min(by: { ($0.probability, -$0.ready.eventId) < ($1.probability, -$1.ready.eventId) }) {
+                let reason = "the night's clips reached the size cap (\(cap) bytes); more probable events kept theirs"
+                if weakest.ready.eventId == e.id {
+                    out.removeLast()
+                    _ = giveUp(e.id, reason: reason)
+                    return drop(reason)
+                }
+                out.append(giveUp(weakest.ready.eventId, reason: reason))
+            }
+        }
+        return out
+    }
+
+    /// Removes a kept clip (and its file) and returns its `.dropped` outcome.
+    private func giveUp(_ id: Int, reason: String) -> ClipDelivery {
+        let k = kept.removeValue(forKey: id)!
+        if let file = k.file { unlink(file) }
+        totalBytes -= Int64(k.ready.bytes)
+        var d = k.ready
+        d.status = .dropped; d.reason = reason; d.path = nil; d.bytes = 0
+        return ClipDelivery(clip: d, event: SoundEvent(id: id, type: d.type, start: d.start, end: d.end,
+                                                       probability: k.probability), samples: .float([]))
+    }
+
+    // MARK: - Files
+
+    private static func makeFolder(_ path: String) throws(ClipError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw ClipError(path: path, message: "not a folder") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ClipError(path: path, message: "cannot create the folder (\(reason(error)))")
+        }
+    }
+
+    /// Writes `bytes` to a new hidden file in `folder` (mode 0600), with `sync` flushes it to the disk, and renames it
+    /// to `path`.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, folder: String, sync: Bool) throws(ClipError) {
+        let temporary = folder + "/.clip-\(UUID().uuidString).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ClipError(path: temporary, message: String(cString: strerror(errno))) }
+        var offset = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { p in
+            while offset < p.count {
+                let n = Foundation.write(fd, p.baseAddress! + offset, p.count - offset)
+                if n < 0 { if errno == EINTR { continue }; failure = errno; break }
+                offset += n
+            }
+        }
+        if failure == 0 && sync && fsync(fd) != 0 { failure = errno }
+        close(fd)
+        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw ClipError(path: path, message: String(cString: strerror(failure)))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let e = error as? CocoaError, let u = e.userInfo[NSUnderlyingErrorKey] as? NSError,
+           let text = strerror(Int32(u.code)) {
+            return String(cString: text)
+        }
+        return (error as NSError).localizedDescription
+    }
+}
+
+/// The clips folder.
+public enum AudioClipsFolder {
+    /// Creates the clips folder (and its parents, mode 0700) if needed, or checks that the existing one is a writable
+    /// folder: done before any audio is analysed, so a bad `--clips DIR` fails at once.
+    public static func prepare(_ directory: String) throws(ClipError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw ClipError(.unwritable, path: directory, message: "cannot create the clips folder (\(ClipWriter.reason(error)))")
+            }
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw ClipError(.unwritable, path: directory, message: "the clips folder is not writable")
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+@testable import AudioClips
+@testable import SleepCycleAudio
+import SleepCycleBus
+import Testing
+
+@Suite("audio clips")
+struct AudioClipsTests {
+    /// A 75-s night with a short event in the middle, one at the very start, one at the very end, a 15-s event (a clip
+    /// of the event itself) and a 65-s event (its first 60 s).
+    static let seconds = 75.0
+    static func events(duration: Double) -> [ScriptedEvent] {
+        [ScriptedEvent(id: 1, from: 0.2, to: 0.9),
+         ScriptedEvent(id: 2, .talking, from: 20, to: 21.3),
+         ScriptedEvent(id: 3, .coughing, from: 25, to: 40),
+         ScriptedEvent(id: 4, .talking, from: 5, to: 70, decideAt: duration),
+         ScriptedEvent(id: 5, from: duration - 0.5, to: duration - 0.1, decideAt: duration + 1)]
+    }
+
+    @Test(arguments: [(8_000, 1_000), (16_000, 16_384), (16_000, 777), (44_100, 16_384), (44_100, 1_234), (48_000, 4_096)])
+    func clipsHoldTheSourceSamplesExactly(rate: Int, blockFrames: Int) throws {
+        let folder = try ClipFolder()
+        let frames = Int(Self.seconds * Double(rate))
+        let signal = testSignal(frames: frames, seed: UInt64(rate))
+        try writeWAV(folder.path("night.wav"), rate: rate, channels: [signal])
+        let outcomes = try playClips(path: folder.path("night.wav"), blockFrames: blockFrames,
+                                     events: Self.events(duration: Self.seconds), directory: folder.path("clips"))
+        #expect(outcomes.count == 5)
+        #expect(outcomes.allSatisfy { $0.status == .written && $0.sampleRate == rate })
+        let byId = Dictionary(uniqueKeysWithValues: outcomes.map { ($0.eventId, $0) })
+        let r = Double(rate)
+        func frame(_ s: Double) -> Int64 { Int64((s * r).rounded(.down)) }
+        let ten = Int((10 * r).rounded())
+        // At the very start: the 10 s from the first sample.
+        #expect(byId[1]?.firstFrame == 0 && byId[1]?.frameCount == ten)
+        // In the middle: 10 s centred on the event.
+        let two = try #require(byId[2])
+        #expect(two.frameCount == ten)
+        #expect(abs(Double(two.firstFrame) + Double(ten) / 2 - 20.65 * r) <= 1)
+        // 15 s: the event whole, from its first to its last frame.
+        let three = try #require(byId[3])
+        #expect(three.firstFrame == frame(25) && three.frameCount == Int((40 * r).rounded(.up)) - Int(frame(25)))
+        // 65 s: its first 60 s.
+        #expect(byId[4]?.firstFrame == frame(5) && byId[4]?.frameCount == Int((60 * r).rounded()))
+        // At the very end: the last 10 s.
+        let five = try #require(byId[5])
+        #expect(Int(five.firstFrame) + five.frameCount == frames && five.frameCount == ten)
+        // Every clip is the source's samples at its offsets, bit for bit, at the source's rate.
+        for c in outcomes {
+            let path = try #require(c.path)
+            #expect(path == String(format: "night/%05d-%@.flac", c.eventId, c.type.rawValue))
+            let clip = try readClip(folder.path("clips/" + path))
+            #expect(clip.rate == rate)
+            let expected = Array(signal[Int(c.firstFrame)..<(Int(c.firstFrame) + c.frameCount)])
+            #expect(clip.samples == expected, "event \(c.eventId) at \(rate) Hz")
+            #expect(c.start == AnalysisClock.samples(seconds: Double(c.firstFrame) / r))
+        }
+        // Private: the folder is 0700, the files 0600, and no temporary file is left.
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("clips/night"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        let file = try FileManager.default.attributesOfItem(atPath: folder.path("clips/night/00001-snoring.flac"))
+        #expect((file[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(folder.files.filter { $0.hasPrefix("clips/") }.count == 5)
+    }
+
+    @Test func stereoClipsComeFromTheEventsChannel() throws {
+        let folder = try ClipFolder()
+        let rate = 22_050, frames = 30 * rate
+        let left = testSignal(frames: frames, seed: 1), right = testSignal(frames: frames, seed: 2)
+        try writeWAV(folder.path("two.wav"), rate: rate, channels: [left, right])
+        let outcomes = try playClips(path: folder.path("two.wav"), blockFrames: 4_096, events: [
+            ScriptedEvent(id: 1, from: 10, to: 11, channel: .primary),
+            ScriptedEvent(id: 2, from: 12, to: 13, channel: .secondary),
+        ], directory: folder.path("clips"))
+        #expect(outcomes.count == 2)
+        for c in outcomes {
+            let clip = try readClip(folder.path("clips/" + (c.path ?? "")))
+            let source = c.eventId == 1 ? left : right
+            #expect(clip.samples == Array(source[Int(c.firstFrame)..<(Int(c.firstFrame) + c.frameCount)]))
+        }
+    }
+
+    @Test func thePerTypeLimitKeepsTheMostProbableAndRemovesTheRest() throws {
+        let folder = try ClipFolder()
+        try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 3)])
+        var config = AudioClipsConfig()
+        config.maxClipsPerType = 2
+        let outcomes = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 1, from: 5, to: 6, probability: 0.6),
+            ScriptedEvent(id: 2, from: 10, to: 11, probability: 0.9),
+            ScriptedEvent(id: 3, from: 15, to: 16, probability: 0.7),
+            ScriptedEvent(id: 4, from: 20, to: 21, probability: 0.95),
+            ScriptedEvent(id: 5, .coughing, from: 25, to: 26, probability: 0.5),
+        ], config: config, directory: folder.path("clips"))
+        var kept: [Int: AudioClipReady] = [:]
+        for c in outcomes { kept[c.eventId] = c.status == .written ? c : nil }
+        #expect(Set(kept.keys) == [2, 4, 5])
+        #expect(folder.files == ["clips/night/00002-snoring.flac", "clips/night/00004-snoring.flac",
+                                 "clips/night/00005-coughing.flac", "n.wav"])
+        #expect(outcomes.filter { $0.status == .dropped }.allSatisfy { $0.reason?.contains("limit 2 per type") == true })
+    }
+
+    @Test func theSizeCapGivesUpTheLeastProbableClips() throws {
+        let folder = try ClipFolder()
+        try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 4)])
+        // One 10-s clip of this noise is about 280 kB: a 700-kB cap holds two.
+        var config = AudioClipsConfig()
+        config.maxBytesPerNight = 700_000
+        let outcomes = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 1, from: 5, to: 6, probability: 0.8),
+            ScriptedEvent(id: 2, from: 10, to: 11, probability: 0.6),
+            ScriptedEvent(id: 3, from: 15, to: 16, probability: 0.9),
+            ScriptedEvent(id: 4, from: 20, to: 21, probability: 0.7),
+        ], config: config, directory: folder.path("clips"))
+        var kept: [Int: AudioClipReady] = [:]
+        for c in outcomes { kept[c.eventId] = c.status == .written ? c : nil }
+        #expect(Set(kept.keys) == [1, 3])
+        #expect(kept.values.map(\.bytes).reduce(0, +) <= 700_000 && kept.values.allSatisfy { $0.bytes > 250_000 })
+        #expect(folder.files == ["clips/night/00001-snoring.flac", "clips/night/00003-snoring.flac", "n.wav"])
+    }
+
+    @Test func encryptedClipsRoundTripAndNothingPlainTouchesTheDisk() throws {
+        let folder = try ClipFolder()
+        let signal = testSignal(frames: 40 * 16_000, seed: 5)
+        try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [signal])
+        let keyBytes = (0..<32).map { UInt8($0 * 7 + 1) }
+        let key = try ClipKey(bytes: keyBytes)
+        let outcomes = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 7, from: 12, to: 14),
+        ], directory: folder.path("clips"), key: key)
+        let c = try #require(outcomes.first)
+        #expect(c.encrypted && c.path == "night/00007-snoring.flac.enc")
+        #expect(folder.files == ["clips/night/00007-snoring.flac.enc", "n.wav"])
+        let sealed = try [UInt8](Data(contentsOf: folder.url.appendingPathComponent("clips/night/00007-snoring.flac.enc")))
+        #expect(sealed.starts(with: Array("SCCLIPv1AESG".utf8)))
+        #expect(!sealed.starts(with: Array("fLaC".utf8)) && !Data(sealed).contains(Data("fLaC".utf8)))
+        let plain = try ClipContainer.open(sealed, key: key, name: "clip")
+        try Data(plain).write(to: folder.url.appendingPathComponent("plain.flac"))
+        let clip = try readClip(folder.path("plain.flac"))
+        #expect(clip.samples == Array(signal[Int(c.firstFrame)..<(Int(c.firstFrame) + c.frameCount)]))
+
+        // A wrong key, and any changed byte (header, nonce, ciphertext, tag) or a cut-off file, fail with one line.
+        let wrong = try ClipKey(bytes: keyBytes.map { $0 ^ 1 })
+        #expect(throws: ClipError.self) { try ClipContainer.open(sealed, key: wrong, name: "clip") }
+        for index in [3, 10, 15, 40, sealed.count / 2, sealed.count - 1] {
+            var tampered = sealed
+            tampered[index] ^= 0x20
+            #expect(throws: ClipError.self) { try ClipContainer.open(tampered, key: key, name: "clip") }
+        }
+        #expect(throws: ClipError.self) { try ClipContainer.open(Array(sealed.dropLast(5)), key: key, name: "clip") }
+        do {
+            _ = try ClipContainer.open(sealed, key: wrong, name: "x.flac.enc")
+        } catch {
+            #expect(error.description == "x.flac.enc: cannot decrypt: wrong key, or the file was altered or truncated")
+        }
+    }
+
+    @Test func keyFilesAreRawOrHex() throws {
+        let folder = try ClipFolder()
+        let raw = (0..<32).map { UInt8($0) }
+        try Data(raw).write(to: folder.url.appendingPathComponent("raw.key"))
+        try Data((raw.map { String(format: "%02X", $0) }.joined() + "\n").utf8).write(to: folder.url.appendingPathComponent("hex.key"))
+        try Data("too short".utf8).write(to: folder.url.appendingPathComponent("bad.key"))
+        let a = try ClipKey.load(path: folder.path("raw.key")), b = try ClipKey.load(path: folder.path("hex.key"))
+        let sealed = try ClipContainer.seal([1, 2, 3], key: a)
+        #expect(try ClipContainer.open(sealed, key: b, name: "x") == [1, 2, 3])
+        #expect(throws: ClipError.self) { try ClipKey.load(path: folder.path("bad.key")) }
+        #expect(throws: ClipError.self) { try ClipKey.load(path: folder.path("missing.key")) }
+    }
+
+    @Test func aHoleInTheInputIsSilenceAndAShortPreRollDropsTheClip() throws {
+        var config = AudioClipsConfig()
+        config.preRollSeconds = 60
+        var clips = try AudioClips(config: config, output: ClipOutput(directory: nil, folderName: { _ in "n" }))
+        let info = SessionInfo(id: UUID(), clock: AnalysisClock(start: Date()), sourceSampleRate: 8_000, channelCount: 1)
+        _ = clips.handle(.sessionStarted(info))
+        // 0–5 s of audio, a hole 5–7 s, audio 7–70 s (8 kHz, all ones).
+        func block(_ from: Double, _ to: Double) -> AnalysisEvent {
+            .sourceAudio(SourceAudioBlock(sampleRate: 8_000, origin: 0, start: Int64(from * 8_000),
+                                          samples: .int16([[Int16](repeating: 16_384, count: Int((to - from) * 8_000))]),
+                                          integerBits: 16))
+        }
+        var out = clips.handle(block(0, 5)) + clips.handle(block(7, 20))
+        // An event 5.5–6.5 s: its clip (1–11 s) holds the hole as silence.
+        out += clips.handle(.eventEnded(SoundEvent(id: 1, type: .snoring, start: 88_000, end: 104_000, probability: 0.9)))
+        out += clips.handle(block(20, 70))
+        // An event at 2–3 s decided at 70 s: its audio is older than the 60-s pre-roll.
+        out += clips.handle(.eventEnded(SoundEvent(id: 2, type: .snoring, start: 32_000, end: 48_000, probability: 0.9)))
+        out += clips.handle(.sessionEnding(at: 70 * 16_000)) + clips.handle(.sessionEnded(at: 70 * 16_000))
+        let outcomes = out.compactMap { if case .clip(let c) = $0 { c } else { nil } }
+        #expect(outcomes.count == 2)
+        let first = try #require(outcomes.first { $0.eventId == 1 })
+        #expect(first.status == .written && first.firstFrame == 8_000 && first.frameCount == 80_000)
+        let second = try #require(outcomes.first { $0.eventId == 2 })
+        #expect(second.status == .dropped && second.reason?.contains("pre-roll") == true)
+        #expect(clips.longestReach >= 67)
+    }
+
+    @Test func silenceInTheClipWhereTheInputHadAHole() throws {
+        let received = Box()
+        var clips = try AudioClips(config: .default, output: ClipOutput(directory: nil, folderName: { _ in "n" },
+                                                                         receiver: { received.append($0) }))
+        _ = clips.handle(.sessionStarted(SessionInfo(id: UUID(), clock: AnalysisClock(start: Date()),
+                                                     sourceSampleRate: 8_000, channelCount: 1)))
+        let ones = [Float](repeating: 0.25, count: 5 * 8_000)
+        _ = clips.handle(.sourceAudio(SourceAudioBlock(sampleRate: 8_000, origin: 0, start: 0, samples: .float([ones]),
+                                                       integerBits: nil)))
+        _ = clips.handle(.sourceAudio(SourceAudioBlock(sampleRate: 8_000, origin: 0, start: 7 * 8_000,
+                                                       samples: .float([ones + ones]), integerBits: nil)))
+        _ = clips.handle(.eventEnded(SoundEvent(id: 1, type: .snoring, start: 88_000, end: 104_000, probability: 0.9)))
+        _ = clips.handle(.sessionEnded(at: 17 * 16_000))
+        let delivery = try #require(received.items.first)
+        let samples = delivery.floatSamples
+        #expect(samples.count == 80_000)
+        #expect(samples[0..<32_000].allSatisfy { $0 == 0.25 })
+        #expect(samples[32_000..<48_000].allSatisfy { $0 == 0 })
+        #expect(samples[48_000...].allSatisfy { $0 == 0.25 })
+    }
+
+    @Test func badSettingsAreRefused() {
+        for change in [{ (c: inout AudioClipsConfig) in c.eventTypes = [] }, { $0.clipLength = 0 },
+                       { $0.maxClipLength = 5 }, { $0.maxBytesPerNight = 0 }, { $0.maxClipsPerType = 0 },
+                       { $0.preRollSeconds = 5 }] {
+            var config = AudioClipsConfig()
+            change(&config)
+            #expect(config.problem != nil)
+            #expect(throws: ClipError.self) { try AudioClips(config: config, output: ClipOutput(directory: nil, folderName: { _ in "" })) }
+        }
+    }
+}
+
+final class Box: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [ClipDelivery] = []
+    func append(_ d: ClipDelivery) { lock.lock(); list.append(d); lock.unlock() }
+    var items: [ClipDelivery] { lock.lock(); defer { lock.unlock() }; return list }
+}
