@@ -250,6 +250,26 @@ final class ClipWriter: @unchecked Sendable {
 
 /// The clips folder.
 public enum AudioClipsFolder {
+    /// Checks, without creating anything, that `directory` is a writable folder or can be made as one (its nearest
+    /// existing ancestor is a writable folder): a command checks this before it reads any input, and the folder is
+    /// made only when the analysis starts.
+    public static func check(_ directory: String) throws(ClipError) {
+        var path = URL(fileURLWithPath: directory).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        var existing = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if existing && !isDirectory.boolValue {
+            throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)")
+        }
+        while !existing && path != "/" {
+            path = (path as NSString).deletingLastPathComponent
+            existing = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        }
+        guard isDirectory.boolValue, access(path, W_OK | X_OK) == 0 else {
+            throw ClipError(.unwritable, path: directory, message: path == URL(fileURLWithPath: directory).standardizedFileURL.path
+                ? "the clips folder is not writable" : "cannot create the clips folder (\(path) is not a writable folder)")
+        }
+    }
+
     /// Creates the clips folder (and its parents, mode 0700) if needed, or checks that the existing one is a writable
     /// folder: done before any audio is analysed, so a bad `--clips DIR` fails at once.
     public static func prepare(_ directory: String) throws(ClipError) {

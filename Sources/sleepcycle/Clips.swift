@@ -50,7 +50,8 @@ struct ClipOptions: ParsableArguments {
         if let n = clipsPerType, n < 1 { throw ValidationError("--clips-per-type must be at least 1") }
     }
 
-    /// The pipeline's clip settings; the key file is read and the folder created (or checked) here, before any audio.
+    /// The pipeline's clip settings; the key file is read and the folder checked here, before any input is read (the
+    /// folder itself is made when the analysis starts).
     func option() throws -> PipelineOptions.ClipsOption? {
         guard let clips else { return nil }
         var config = AudioClipsConfig()
@@ -62,7 +63,7 @@ struct ClipOptions: ParsableArguments {
         config.preRollSeconds = clipPreRoll
         if let problem = config.problem { throw CLIError(.usage, "--clips: \(problem)") }
         let key = try clipsKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
-        try AudioClipsFolder.prepare(clips)
+        try AudioClipsFolder.check(clips)
         return .init(config: config, directory: clips, key: key)
     }
 
@@ -82,7 +83,7 @@ struct ClipOptions: ParsableArguments {
         guard let directory = settings["clips"], let text = settings["clipsConfig"],
               let config = try? JSONDecoder().decode(AudioClipsConfig.self, from: Data(text.utf8)) else { return nil }
         let key = try settings["clipsKey"].map { path throws(ClipError) in try ClipKey.load(path: path) }
-        try AudioClipsFolder.prepare(directory)
+        try AudioClipsFolder.check(directory)
         return .init(config: config, directory: directory, key: key)
     }
 

@@ -154,6 +154,9 @@ final class ClipsCommandTests {
             #expect(r.stdout.isEmpty)
             #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(needle), "\(r.stderr)")
         }
+        // Nothing is made for an input that cannot be read.
+        let missing = try AnalyzeCommandTests.analyze([temp.path("none.wav"), "--clips", temp.path("new/clips")])
+        #expect(missing.status == 66 && !FileManager.default.fileExists(atPath: temp.path("new")))
     }
 
     @Test func aRecordedNightsClipsGoWithTheNight() throws {
