@@ -121,6 +121,15 @@ public struct AudioClips: AnalysisConsumer {
         ring?.append(first: first, samples: block.samples)
     }
 
+    /// The nearest frame at or before `frame` whose time is a whole number of milliseconds: a multiple of
+    /// rate / gcd(rate, 1000) (441 at 44.1 kHz, 48 at 48 kHz, 16 at 16 kHz).
+    private func alignedDown(_ frame: Int64) -> Int64 {
+        var a = rate, b = 1000
+        while b != 0 { (a, b) = (b, a % b) }
+        let step = Int64(rate / a)
+        return frame - ((frame % step) + step) % step
+    }
+
     /// The frame (at the source rate) nearest analysis sample `t`.
     private func frame(ofAnalysis t: SampleTime) -> Int64 {
         (2 * t * Int64(rate) + Int64(AnalysisClock.sampleRate)) / (2 * Int64(AnalysisClock.sampleRate))
@@ -146,6 +155,10 @@ public struct AudioClips: AnalysisConsumer {
             to = first + min(last - first, cap)
         }
         if from < 0 { to -= from; from = 0 }
+        // Start on a whole millisecond (so `clipStart`, written to the millisecond, is exact), keeping the end.
+        let aligned = alignedDown(from)
+        if !short { to = min(to, aligned + cap) }
+        from = aligned
         let channel = min(e.channel?.rawValue ?? 0, channelCount - 1)
         pending.append(Pending(event: e, channel: channel, from: from, to: to, shortEvent: short))
     }
@@ -161,7 +174,7 @@ public struct AudioClips: AnalysisConsumer {
                 // The audio ended: a short event's clip moves back to keep its length, a long one is cut at the end.
                 let over = p.to - ring.end
                 p.to = ring.end
-                if p.shortEvent { p.from = max(0, p.from - over) }
+                if p.shortEvent { p.from = alignedDown(max(0, p.from - over)) }
             }
             longestReach = max(longestReach, Double(ring.end - p.from) / Double(rate))
             let audio = ring.window(from: p.from, to: p.to)

@@ -70,7 +70,7 @@ import SleepCycleDSP
         let snores = result.events.filter { $0.type == .snoring }
         #expect(snores.count >= 5 && clips.count == snores.count)
         for clip in clips {
-            #expect(clip.sampleRate == 44_100 && clip.file == nil && clip.samples.count == 441_000)
+            #expect(clip.sampleRate == 44_100 && clip.file == nil && (441_000..<441_441).contains(clip.samples.count))
             let first = Int(clip.startFrame)
             let expected = pcm[first..<min(pcm.count, first + clip.samples.count)].map { Float($0) / 32768 }
             #expect(clip.samples == expected)
