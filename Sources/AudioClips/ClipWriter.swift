@@ -166,7 +166,7 @@ final class ClipWriter: @unchecked Sendable {
             }
             try Self.writeAtomically(bytes, to: path, folder: folderPath, sync: output.durable)
         } catch {
-            return drop("cannot write \(path): \(error.message)")
+            return drop("cannot write clips into \(folderPath): \(error.message)")
         }
         ready.path = relative
         ready.bytes = bytes.count
