@@ -72,6 +72,9 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
 
+        // Heart sessions: HRV of RR intervals (Task Force 1996), the session engine of Synheart's API (in progress).
+        .target(name: "HeartSession"),
+
         // Nights, their results and the journal of a night in progress, in one SQLite database (WAL).
         .target(name: "SleepCycleStore", dependencies: [
             "SleepCycleFormats", .product(name: "GRDB", package: "GRDB.swift"),
@@ -87,7 +90,7 @@ let package = Package(
         ]),
         .executableTarget(name: "sleepcycle", dependencies: [
             "SleepCycle", "SleepCycleAudio", "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats", "SleepCycleStore",
-            "EventDetection", "Breathing", "Staging", "SmartAlarm", "AudioClips",
+            "EventDetection", "Breathing", "Staging", "SmartAlarm", "AudioClips", "HeartSession",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -105,6 +108,7 @@ let package = Package(
         .testTarget(name: "StagingTests", dependencies: [
             "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleBus", "SleepCycleFormats",
         ]),
+        .testTarget(name: "HeartSessionTests", dependencies: ["HeartSession"]),
         .testTarget(name: "AudioClipsTests", dependencies: ["AudioClips", "SleepCycleBus", "SleepCycleAudio"]),
         .testTarget(name: "ChannelSeparationTests", dependencies: ["ChannelSeparation", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleTests", dependencies: [

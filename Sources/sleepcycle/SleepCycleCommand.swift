@@ -16,7 +16,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
             + "write failure, 75 store busy (docs/cli.md).",
         version: SleepCycleVersion.current,
         subcommands: [Analyze.self, Record.self, Sessions.self, Clips.self, Features.self, Stage.self, BreathingEval.self,
-                      DetectDev.self]
+                      DetectDev.self, HRVDev.self]
     )
 
     /// Parses the arguments (file names that are not UTF-8 included), runs the command, and turns every failure

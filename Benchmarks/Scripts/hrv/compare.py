@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Time-domain HRV of sleepcycle (`sleepcycle hrv-dev`) against the reference libraries hrv-analysis and
+neurokit2, on the shared vectors (../shared/data/hrv/, read in place, never copied) and on RR series generated here.
+
+    swift build -c release --product sleepcycle
+    python3 Benchmarks/Scripts/hrv/compare.py [--bin .build/release/sleepcycle] [--data ../shared/data/hrv]
+
+Installs hrv-analysis and neurokit2 into a virtual environment of its own under $HRV_WORK (default
+/tmp/sleepcycle-hrv-work) the first time; nothing is installed into the package. Prints, per series and metric,
+sleepcycle's value, each library's and the largest difference. Conventions (docs: Task Force 1996): SDNN with n − 1
+(both libraries); RMSSD over the n − 1 differences; pNN50 over the n − 1 differences (the contract's "over the
+differences", as hrv-analysis; neurokit2 divides by the n intervals, so pNN50 is compared with hrv-analysis only);
+SDSD with n − 1 in sleepcycle and neurokit2, n in hrv-analysis (np.std), so SDSD is compared with neurokit2 only.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+WORK = os.environ.get("HRV_WORK", "/tmp/sleepcycle-hrv-work")
+
+
+def venv_python():
+    env = os.path.join(WORK, "venv")
+    py = os.path.join(env, "bin", "python")
+    if not os.path.exists(py):
+        subprocess.run([sys.executable, "-m", "venv", env], check=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "hrv-analysis", "neurokit2", "numpy", "pandas"], check=True)
+        # hrv-analysis imports nolds, whose 0.6 releases fail to import their datasets on Python 3.11 here.
+        subprocess.run([py, "-m", "pip", "install", "-q", "nolds==0.5.2"], check=True)
+    return py
+
+
+REFERENCE = r'''
+import json, sys, warnings
+import numpy as np
+warnings.filterwarnings("ignore")
+from hrvanalysis import get_time_domain_features
+import neurokit2 as nk
+out = {}
+for path in sys.argv[1:]:
+    nn = [float(x) for x in open(path) if x.strip() and not x.startswith("#")]
+    a = get_time_domain_features(nn)
+    peaks = np.concatenate([[0], np.cumsum(nn)]).astype(float)      # ms at 1000 Hz
+    k = nk.hrv_time(peaks, sampling_rate=1000)
+    out[path] = {
+        "hrv-analysis": {"meanNN": float(a["mean_nni"]), "sdnn": float(a["sdnn"]), "rmssd": float(a["rmssd"]),
+                         "pnn50": float(a["pnni_50"]), "nn50": int(a["nni_50"]), "hrMean": float(a["mean_hr"])},
+        "neurokit2": {"meanNN": float(k["HRV_MeanNN"][0]), "sdnn": float(k["HRV_SDNN"][0]),
+                      "rmssd": float(k["HRV_RMSSD"][0]), "sdsd": float(k["HRV_SDSD"][0])},
+    }
+print(json.dumps(out))
+'''
+
+
+def generated(folder):
+    """RR series made here: a resting night (60 bpm), a fast heart (110 bpm), an athlete's high variability."""
+    import random
+    series = []
+    for name, mean, swing, noise, n in [("rest", 1000, 50, 20, 2000), ("fast", 545, 8, 6, 3000),
+                                        ("variable", 1150, 120, 60, 1500)]:
+        rnd = random.Random(name)
+        values = [round(mean + swing * __import__("math").sin(i / 2.1) + rnd.gauss(0, noise), 1) for i in range(n)]
+        path = os.path.join(folder, f"generated-{name}.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(str(v) for v in values) + "\n")
+        series.append(path)
+    return series
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build", "release", "sleepcycle"))
+    p.add_argument("--data", default=os.path.join(os.path.dirname(ROOT), "shared", "data", "hrv"))
+    a = p.parse_args()
+    os.makedirs(WORK, exist_ok=True)
+    folder = tempfile.mkdtemp(dir=WORK)
+    files = [os.path.join(a.data, f) for f in ("hrv_analysis/test_nn_intervals.txt", "pyhrv/SampleNNISeriesLong.txt",
+                                               "pyhrv/SampleNNISeriesShort.txt") if os.path.exists(os.path.join(a.data, f))]
+    files += generated(folder)
+    ours = {}
+    for line in subprocess.run([a.bin, "hrv-dev"] + files, check=True, capture_output=True, text=True).stdout.splitlines():
+        o = json.loads(line)
+        ours[o["file"]] = o
+    ref = json.loads(subprocess.run([venv_python(), "-c", REFERENCE] + files, check=True, capture_output=True,
+                                    text=True).stdout)
+    worst = {}
+    print(f"{'series':<34} {'metric':<7} {'sleepcycle':>12} {'hrv-analysis':>13} {'neurokit2':>12}")
+    for f in files:
+        for metric in ("meanNN", "sdnn", "rmssd", "sdsd", "pnn50", "hrMean"):
+            mine = ours[f][metric]
+            libs = [ref[f][lib].get(metric) for lib in ("hrv-analysis", "neurokit2")]
+            shown = ["" if v is None else f"{v:.4f}" for v in libs]
+            print(f"{os.path.basename(f):<34} {metric:<7} {mine:>12.4f} {shown[0]:>13} {shown[1]:>12}")
+            for v in libs:
+                if v is not None:
+                    worst[metric] = max(worst.get(metric, 0), abs(mine - v))
+    print("largest difference:", ", ".join(f"{m} {d:.2g}" for m, d in worst.items()))
+
+
+if __name__ == "__main__":
+    main()
