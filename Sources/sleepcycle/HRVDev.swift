@@ -14,6 +14,9 @@ struct HRVDev: ParsableCommand {
     @Argument(help: "NN-interval files (ms, one value per line).")
     var files: [String]
 
+    @Flag(help: "Correct missed, extra and ectopic beats first (ArtefactCorrection) and print what was corrected.")
+    var correct = false
+
     func run() throws {
         for file in files {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -28,6 +31,8 @@ struct HRVDev: ParsableCommand {
                 }
                 nn.append(value)
             }
+            var counts: ArtefactCounts?
+            if correct { (nn, counts) = { let r = ArtefactCorrection.correct(nn); return (r.nn, r.counts) }() }
             guard let h = HRV.timeDomain(nn) else {
                 throw CLIError(.badInput, "\(file): \(nn.count) intervals, fewer than the \(HRV.minimumIntervals) HRV needs")
             }
@@ -35,6 +40,14 @@ struct HRVDev: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             var object = try JSONSerialization.jsonObject(with: encoder.encode(h)) as? [String: Any] ?? [:]
             object["file"] = file
+            if let f = HRV.frequencyDomain(nn) {
+                object["frequency"] = ["vlf": f.vlf, "lf": f.lf, "hf": f.hf, "lfHfRatio": f.lfHfRatio, "lfnu": f.lfnu,
+                                       "hfnu": f.hfnu, "totalPower": f.totalPower]
+            }
+            if let counts {
+                object["corrected"] = ["missed": counts.missed, "extra": counts.extra, "ectopic": counts.ectopic,
+                                       "outliers": counts.outliers]
+            }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

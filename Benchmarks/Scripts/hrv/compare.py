@@ -38,17 +38,20 @@ REFERENCE = r'''
 import json, sys, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
-from hrvanalysis import get_time_domain_features
+from hrvanalysis import get_time_domain_features, get_frequency_domain_features
 import neurokit2 as nk
 out = {}
 for path in sys.argv[1:]:
     nn = [float(x) for x in open(path) if x.strip() and not x.startswith("#")]
     a = get_time_domain_features(nn)
+    fd = get_frequency_domain_features(nn)
     peaks = np.concatenate([[0], np.cumsum(nn)]).astype(float)      # ms at 1000 Hz
     k = nk.hrv_time(peaks, sampling_rate=1000)
     out[path] = {
         "hrv-analysis": {"meanNN": float(a["mean_nni"]), "sdnn": float(a["sdnn"]), "rmssd": float(a["rmssd"]),
-                         "pnn50": float(a["pnni_50"]), "nn50": int(a["nni_50"]), "hrMean": float(a["mean_hr"])},
+                         "pnn50": float(a["pnni_50"]), "nn50": int(a["nni_50"]), "hrMean": float(a["mean_hr"]),
+                         "lf": float(fd["lf"]), "hf": float(fd["hf"]), "vlf": float(fd["vlf"]),
+                         "lfHfRatio": float(fd["lf_hf_ratio"])},
         "neurokit2": {"meanNN": float(k["HRV_MeanNN"][0]), "sdnn": float(k["HRV_SDNN"][0]),
                       "rmssd": float(k["HRV_RMSSD"][0]), "sdsd": float(k["HRV_SDSD"][0])},
     }
@@ -90,15 +93,20 @@ def main():
     worst = {}
     print(f"{'series':<34} {'metric':<7} {'sleepcycle':>12} {'hrv-analysis':>13} {'neurokit2':>12}")
     for f in files:
-        for metric in ("meanNN", "sdnn", "rmssd", "sdsd", "pnn50", "hrMean"):
-            mine = ours[f][metric]
+        for metric in ("meanNN", "sdnn", "rmssd", "sdsd", "pnn50", "hrMean", "vlf", "lf", "hf", "lfHfRatio"):
+            mine = ours[f][metric] if metric in ours[f] else ours[f].get("frequency", {}).get(metric)
+            if mine is None:
+                continue
             libs = [ref[f][lib].get(metric) for lib in ("hrv-analysis", "neurokit2")]
             shown = ["" if v is None else f"{v:.4f}" for v in libs]
             print(f"{os.path.basename(f):<34} {metric:<7} {mine:>12.4f} {shown[0]:>13} {shown[1]:>12}")
             for v in libs:
                 if v is not None:
-                    worst[metric] = max(worst.get(metric, 0), abs(mine - v))
-    print("largest difference:", ", ".join(f"{m} {d:.2g}" for m, d in worst.items()))
+                    # Band powers and their ratio: relative difference; the rest: absolute (ms, %, bpm).
+                    d = abs(mine - v) / abs(v) if metric in ("vlf", "lf", "hf", "lfHfRatio") and v else abs(mine - v)
+                    worst[metric] = max(worst.get(metric, 0), d)
+    print("largest difference:", ", ".join(f"{m} {d:.2g}" + (" (relative)" if m in ("vlf", "lf", "hf", "lfHfRatio") else "")
+                                           for m, d in worst.items()))
 
 
 if __name__ == "__main__":
