@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioClips
+import HeartSession
 import Foundation
 import SleepCycle
 import SleepCycleAudio
@@ -15,7 +16,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
             + "69 audio device unavailable, 70 internal error, 73 output refused or not creatable, 74 read or "
             + "write failure, 75 store busy (docs/cli.md).",
         version: SleepCycleVersion.current,
-        subcommands: [Analyze.self, Record.self, Sessions.self, Clips.self, Features.self, Stage.self, BreathingEval.self,
+        subcommands: [Analyze.self, Record.self, Sessions.self, Clips.self, HRSession.self, Features.self, Stage.self, BreathingEval.self,
                       DetectDev.self, HRVDev.self]
     )
 
@@ -48,7 +49,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
         case let code as ExitCode:
             return code.rawValue
         case is CLIError, is AudioError, is InputFileError, is StagingError, is OutputError, is DetectDevError,
-             is StoreError, is SleepAnalysisEngineError, is ClipError:
+             is StoreError, is SleepAnalysisEngineError, is ClipError, is SessionError:
             let failure = CLIError.from(error)
             if failure.status != .brokenPipe { StandardError.write(MessageText.field(failure.message, limit: 2000)) }
             return failure.status.rawValue

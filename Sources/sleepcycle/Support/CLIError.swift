@@ -1,4 +1,5 @@
 import AudioClips
+import HeartSession
 import SleepCycle
 import SleepCycleAudio
 import SleepCycleFormats
@@ -63,6 +64,7 @@ struct CLIError: Error, CustomStringConvertible {
             }
         case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
         case let e as ChannelSeparationError: return CLIError(.usage, e.description)
+        case let e as SessionError: return CLIError(.usage, e.description)
         case let e as ClipError:
             switch e.kind {
             case .missing: return CLIError(.noInput, e.description)

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import HeartSession
+
+@Suite("heart session engine")
+struct SessionEngineTests {
+    /// Beats of 1000 ± 40 ms alternating (RMSSD 80 ms, SDNN ≈ 40 ms), one reading per beat, timed by the beats.
+    static func beats(_ n: Int, from t0: Int64 = 0) -> [BiosignalSample] {
+        var t = t0
+        return (0..<n).map { i in
+            let rr = i % 2 == 0 ? 960.0 : 1040.0
+            t += Int64(rr)
+            return BiosignalSample(timestampMs: t, rrMs: [rr])
+        }
+    }
+
+    @Test func framesEveryEmitIntervalOverTheWindowAndASummary() throws {
+        let engine = SessionEngine()
+        var events: [SessionEvent] = []
+        let config = SessionConfig(mode: .breathing, profile: ComputeProfile(windowSec: 30, emitIntervalSec: 10))
+        let id = try engine.start(config: config, sessionId: "s1") { events.append($0) }
+        #expect(engine.getStatus() == .running)
+        for b in Self.beats(120) { try engine.push(b) }           // 120 s of beats from 960 ms
+        try engine.stop(sessionId: id)
+        #expect(engine.getStatus() == .idle)
+        guard case .started(_, .breathing, _, let start)? = events.first else { Issue.record("no session_started"); return }
+        #expect(start == 960)
+        let frames = events.compactMap { e -> SessionMetrics? in if case .frame(_, let m) = e { m } else { nil } }
+        // A frame at 10, 20, … s after the first reading, up to the last (120,000 ms): 11 frames.
+        #expect(frames.map(\.endMs) == (1...11).map { 960 + Int64($0) * 10_000 })
+        // Frames before 20 beats have no HRV ("latest valid sample": null); later ones hold the window's 30 beats.
+        #expect(frames[0].rmssdMs == nil && frames[0].hrMeanBpm != nil)
+        let full = frames[5]
+        #expect(full.startMs == full.endMs - 30_000 && full.sampleCount == 30)
+        #expect(abs((full.rmssdMs ?? 0) - 80) < 1e-9 && abs((full.meanNNMs ?? 0) - 1000) < 1e-9 && full.pnn50 == 100)
+        guard case .summary(_, let summary)? = events.last else { Issue.record("no summary"); return }
+        #expect(summary.sampleCount == 120 && summary.startMs == 960 && summary.endMs == 120_000)
+        #expect(events.allSatisfy { if case .biosignal = $0 { false } else { true } })
+    }
+
+    @Test func rawFramesAndTheContractKeys() throws {
+        let engine = SessionEngine()
+        var lines: [String] = []
+        let id = try engine.start(config: SessionConfig(includeRaw: true)) { lines.append($0.jsonLine) }
+        for b in Self.beats(70) { try engine.push(b) }
+        try engine.stop(sessionId: id)
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count)
+        let types = objects.compactMap { $0["type"] as? String }
+        #expect(types.first == "session_started" && types.last == "session_summary")
+        #expect(types.contains("session_frame"))
+        // Every reading is in exactly one raw frame (seconds without a reading have none).
+        let raw = objects.filter { $0["type"] as? String == "biosignal_frame" }
+        #expect(raw.reduce(0) { $0 + (($1["samples"] as? [Any])?.count ?? 0) } == 70)
+        let metrics = try #require(objects.last?["metrics"] as? [String: Any])
+        for key in ["hr_mean_bpm", "hr_sdnn_ms", "rmssd_ms", "sample_count", "start_ms", "end_ms", "mean_nn_ms",
+                    "pnn50", "baevsky_si", "artifact_count"] {
+            #expect(metrics[key] != nil, "\(key)")
+        }
+    }
+
+    @Test func configFromADictionaryAndMisuse() throws {
+        let c = try SessionConfig(dictionary: ["mode": "breathing", "windowSec": 120, "emitIntervalSec": 2, "includeRaw": true])
+        #expect(c.mode == .breathing && c.profile.windowSec == 120 && c.profile.emitIntervalSec == 2 && c.includeRaw)
+        #expect(try SessionConfig(json: Data("{\"mode\":\"focus\"}".utf8)).mode == .focus)
+        #expect(throws: SessionError.self) { try SessionConfig(dictionary: ["mode": "sleep"]) }
+        #expect(throws: SessionError.self) { try SessionConfig(dictionary: ["windowSec": 1]) }
+        #expect(throws: SessionError.self) { try SessionConfig(dictionary: ["speed": 2]) }
+        let engine = SessionEngine()
+        #expect(throws: SessionError.self) { try engine.push(BiosignalSample(timestampMs: 0, hrBpm: 60)) }
+        let id = try engine.start(config: SessionConfig()) { _ in }
+        #expect(throws: SessionError.self) { try engine.start(config: SessionConfig()) { _ in } }
+        try engine.push(BiosignalSample(timestampMs: 1000, hrBpm: 60))
+        #expect(throws: SessionError.self) { try engine.push(BiosignalSample(timestampMs: 500, hrBpm: 60)) }
+        #expect(throws: SessionError.self) { try engine.stop(sessionId: "other") }
+        try engine.stop(sessionId: id)
+    }
+}
