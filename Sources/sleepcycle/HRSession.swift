@@ -10,8 +10,9 @@ struct HRSession: ParsableCommand {
         commandName: "hr-session",
         abstract: "A heart session over a wearable's heart rate: HR and HRV frames over a sliding window (JSON lines).",
         discussion: """
-            FILE is CSV (time in seconds or ISO 8601, and rr_ms and/or bpm; docs/cli.md) or JSON lines of the \
-            wearable schema ({"timestamp", "metrics": {"hr"}, "rrIntervals": [ms]}). Prints session_started, a \
+            FILE is CSV (time in seconds or ISO 8601, and rr_ms and/or bpm; docs/cli.md), JSON lines of the \
+            wearable schema ({"timestamp", "metrics": {"hr"}, "rrIntervals": [ms]}), or a plain RR list (one \
+            interval in ms per line, as Polar's RR export). Prints session_started, a \
             session_frame every emit interval, biosignal_frame with --include-raw, and session_summary.
             """)
 
@@ -48,6 +49,27 @@ struct HRSession: ParsableCommand {
         try OutputTarget.standardOutput.write(lines.joined(separator: "\n") + "\n")
     }
 
+    /// The RR intervals of a plain list — one interval in ms per line, after an optional header line without digits
+    /// (Polar's RR export: "RR-interval [ms]"; Kubios' text) — or nil when the text is not such a list.
+    static func rrList(_ text: String, path: String) throws -> [Double]? {
+        var values: [Double] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
+            if line.isEmpty { continue }
+            if values.isEmpty && index == 0 && !line.contains(where: \.isNumber) { continue }
+            guard let x = Double(line) else {
+                // A line with more than one field: not an RR list (a CSV), unless it already was one.
+                if values.isEmpty { return nil }
+                throw InputFileError(path: path, line: index + 1, message: "'\(line.prefix(40))' is not an RR interval in ms")
+            }
+            guard x.isFinite, (200...3000).contains(x) else {
+                throw InputFileError(path: path, line: index + 1, message: "RR interval \(line.prefix(20)) ms is out of range (200–3000)")
+            }
+            values.append(x)
+        }
+        return values.isEmpty ? nil : values
+    }
+
     /// The readings of a CSV or JSON-lines file, in time order, timed in ms from the first.
     static func read(_ path: String) throws -> [BiosignalSample] {
         let bytes = try InputFile.read(path)
@@ -80,6 +102,13 @@ struct HRSession: ParsableCommand {
                 let t0 = origin ?? seconds
                 origin = t0
                 samples.append(BiosignalSample(timestampMs: Int64(((seconds - t0) * 1000).rounded()), hrBpm: hr, rrMs: rr))
+            }
+        } else if let rr = try rrList(text, path: path) {
+            // An RR list (Polar's RR export, Kubios text): the readings are the beats, timed by their sum.
+            var t = 0.0
+            for x in rr {
+                t += x
+                samples.append(BiosignalSample(timestampMs: Int64(t.rounded()), rrMs: [x]))
             }
         } else {
             for s in try HeartRateFile.parse(bytes, path: path) {

@@ -42,7 +42,15 @@ final class HRSessionCommandTests {
             #expect(abs((m["rmssd_ms"] as? Double ?? 0) - 80) < 0.001 && m["sample_count"] as? Int == 60)
             summaries.append(try #require(lines.last?["metrics"] as? [String: Any]))
         }
+        // The same beats as a plain RR list (Polar's RR export, with its header line).
+        let list = temp.path("polar.txt")
+        try Data(("RR-interval [ms]\n" + (0..<300).map { $0 % 2 == 0 ? "960" : "1040" }.joined(separator: "\n") + "\n").utf8)
+            .write(to: URL(fileURLWithPath: list))
+        let polar = try BuiltBinary.run(["hr-session", list, "--window", "60s", "--emit-interval", "10s"])
+        #expect(polar.status == 0, "\(polar.stderr)")
+        summaries.append(try #require(Self.objects(polar.stdout).last?["metrics"] as? [String: Any]))
         #expect(summaries[0]["rmssd_ms"] as? Double == summaries[1]["rmssd_ms"] as? Double)
+        #expect(summaries[2]["rmssd_ms"] as? Double == summaries[0]["rmssd_ms"] as? Double)
         #expect(summaries[0]["sample_count"] as? Int == 300 && summaries[0]["artifact_count"] as? Int == 0)
         let raw = try BuiltBinary.run(["hr-session", csv, "--include-raw", "--mode", "breathing"])
         #expect(Self.objects(raw.stdout).contains { $0["type"] as? String == "biosignal_frame" })
@@ -55,6 +63,8 @@ final class HRSessionCommandTests {
             ("bad.jsonl", "{\"timestamp\": 1, \"rrIntervals\": [900]}\nnot json\n", 65, "bad.jsonl:2"),
             ("range.jsonl", "{\"timestamp\": 1, \"rrIntervals\": [9000]}\n", 65, "range.jsonl:1"),
             ("empty.csv", "time,rr_ms\n", 65, "empty.csv"),
+            ("list.txt", "900\n910\nx\n", 65, "list.txt:3"),
+            ("short.txt", "900\n50\n", 65, "short.txt:2"),
         ] {
             let path = temp.path(name)
             try Data(content.utf8).write(to: URL(fileURLWithPath: path))
