@@ -57,8 +57,8 @@ public struct AudioClips: AnalysisConsumer {
     private var sessionId = ""
     private var pending: [Pending] = []
     private var ending = false
-    /// The longest a decided event's clip reached back before the newest audio (seconds), and the events whose clip
-    /// started before the audio still held (`preRollSeconds` too short).
+    /// The longest a decided event's clip reached back before the newest audio (seconds): how much pre-roll the
+    /// night needed.
     public private(set) var longestReach = 0.0
 
     struct Pending {

@@ -184,6 +184,8 @@ public final class SessionEngine: @unchecked Sendable {
     private var nextFrameMs: Int64 = 0
     private var nextRawMs: Int64 = 0
     private var rawFrom = 0
+    /// The first reading of the latest frame's window (windows only move forward).
+    private var frameFrom = 0
     private var lastMs: Int64 = 0
 
     public init() {}
@@ -200,7 +202,7 @@ public final class SessionEngine: @unchecked Sendable {
             self.sessionId = sessionId
             self.config = config
             self.callback = callback
-            samples = []; startMs = nil; rawFrom = 0
+            samples = []; startMs = nil; rawFrom = 0; frameFrom = 0
         }
         return sessionId
     }
@@ -254,19 +256,26 @@ public final class SessionEngine: @unchecked Sendable {
         return try body()
     }
 
+    /// The first reading at or after index `from` that is later than `t` (readings are in time order): the scans
+    /// resume where the last frame's left off, so a long session costs its window per frame, not its whole length.
+    private func index(after t: Int64, from: Int) -> Int {
+        var i = from
+        while i < samples.count && samples[i].timestampMs <= t { i += 1 }
+        return i
+    }
+
     /// Frames (and raw frames) whose time has come before `time`.
     private func due(before time: Int64, id: String) -> [SessionEvent] {
         var out: [SessionEvent] = []
         let window = Int64(config.profile.windowSec * 1000), emit = Int64(config.profile.emitIntervalSec * 1000)
         while nextFrameMs < time || (config.includeRaw && nextRawMs < time) {
             if config.includeRaw && nextRawMs <= nextFrameMs && nextRawMs < time {
-                let from = rawFrom
-                let upto = samples.firstIndex { $0.timestampMs > nextRawMs } ?? samples.count
-                if upto > from {
-                    out.append(.biosignal(sessionId: id, samples: Array(samples[from..<upto]),
+                let upto = index(after: nextRawMs, from: rawFrom)
+                if upto > rawFrom {
+                    out.append(.biosignal(sessionId: id, samples: Array(samples[rawFrom..<upto]),
                                           startMs: nextRawMs - Int64(config.profile.rawEmitIntervalSec * 1000), endMs: nextRawMs))
                 }
-                rawFrom = max(rawFrom, upto)
+                rawFrom = upto
                 nextRawMs += Int64(config.profile.rawEmitIntervalSec * 1000)
                 continue
             }
@@ -274,8 +283,9 @@ public final class SessionEngine: @unchecked Sendable {
             // The window (end − window, end], from the session's first reading on.
             let first = startMs ?? 0
             let start = max(first, nextFrameMs - window)
-            let lo = start == first ? 0 : samples.firstIndex { $0.timestampMs > start } ?? samples.count
-            let hi = samples.firstIndex { $0.timestampMs > nextFrameMs } ?? samples.count
+            let lo = start == first ? 0 : index(after: start, from: frameFrom)
+            let hi = index(after: nextFrameMs, from: lo)
+            frameFrom = lo
             out.append(.frame(sessionId: id, metrics: SessionMetrics.compute(samples[lo..<hi], start: start, end: nextFrameMs)))
             nextFrameMs += emit
         }

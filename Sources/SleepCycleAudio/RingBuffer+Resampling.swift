@@ -125,17 +125,7 @@ final class AnalysisRateReader: @unchecked Sendable {
     /// Hands `read`'s audio to the tap and returns it.
     private func tapped(_ read: SourceRead) -> SourceRead {
         if let tap, case .audio(let start, let channels) = read {
-            let samples: PlanarSamples
-            if (integerBits ?? 32) <= 16 {
-                samples = .int16(channels.map { c in
-                    [Int16](unsafeUninitializedCapacity: c.count) { out, n in
-                        c.withUnsafeBufferPointer { if !c.isEmpty { VectorKernels.pcm16($0.baseAddress!, out.baseAddress!, count: c.count) } }
-                        n = c.count
-                    }
-                })
-            } else {
-                samples = .float(channels)
-            }
+            let samples = PlanarSamples.converting(channels, integerBits: integerBits)
             tap(SourceRateAudio(start: start, samples: samples))
         }
         return read

@@ -20,15 +20,24 @@ public enum PlanarSamples: Sendable {
 
     /// A copy of `frames` frames of each buffer: as 16-bit values when `integerBits` ≤ 16, else as floats.
     public static func copying(_ buffers: [UnsafePointer<Float>], frames: Int, integerBits: Int?) -> PlanarSamples {
-        if (integerBits ?? 32) <= 16 {
-            return .int16(buffers.map { src in
-                [Int16](unsafeUninitializedCapacity: frames) { out, count in
-                    if frames > 0 { VectorKernels.pcm16(src, out.baseAddress!, count: frames) }
-                    count = frames
-                }
-            })
+        holdsInt16(integerBits) ? .int16(buffers.map { pcm16($0, frames) })
+            : .float(buffers.map { Array(UnsafeBufferPointer(start: $0, count: frames)) })
+    }
+
+    /// `channels` as 16-bit values when `integerBits` ≤ 16, else as they are (no copy).
+    public static func converting(_ channels: [[Float]], integerBits: Int?) -> PlanarSamples {
+        holdsInt16(integerBits)
+            ? .int16(channels.map { c in c.withUnsafeBufferPointer { pcm16($0.baseAddress, c.count) } }) : .float(channels)
+    }
+
+    private static func holdsInt16(_ integerBits: Int?) -> Bool { (integerBits ?? 32) <= 16 }
+
+    /// `count` samples as their 16-bit PCM values (`VectorKernels.pcm16`).
+    private static func pcm16(_ src: UnsafePointer<Float>?, _ count: Int) -> [Int16] {
+        [Int16](unsafeUninitializedCapacity: count) { out, n in
+            if let src, count > 0 { VectorKernels.pcm16(src, out.baseAddress!, count: count) }
+            n = count
         }
-        return .float(buffers.map { Array(UnsafeBufferPointer(start: $0, count: frames)) })
     }
 
     /// Channel `channel` as floats (16-bit values scaled by 1/32768).
