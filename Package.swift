@@ -72,8 +72,9 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
 
-        // Heart sessions: HRV of RR intervals (Task Force 1996), the session engine of Synheart's API (in progress).
-        .target(name: "HeartSession"),
+        // Heart sessions: HRV of RR intervals (Task Force 1996), the session engine of Synheart's API, wearable
+        // files in one schema, and the bus consumer that puts heart frames on a night's bus.
+        .target(name: "HeartSession", dependencies: ["SleepCycleBus", "SleepCycleFormats"]),
 
         // Nights, their results and the journal of a night in progress, in one SQLite database (WAL).
         .target(name: "SleepCycleStore", dependencies: [
@@ -84,7 +85,7 @@ let package = Package(
         .target(name: "SleepCycle", dependencies: [
             "SleepCycleBus", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats",
             "AudioHealth", "EventDetection", "Breathing", "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleStore",
-            "ChannelSeparation", "AudioClips",
+            "ChannelSeparation", "AudioClips", "HeartSession",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -108,7 +109,7 @@ let package = Package(
         .testTarget(name: "StagingTests", dependencies: [
             "Staging", "SleepStatistics", "SmartAlarm", "SleepCycleBus", "SleepCycleFormats",
         ]),
-        .testTarget(name: "HeartSessionTests", dependencies: ["HeartSession"]),
+        .testTarget(name: "HeartSessionTests", dependencies: ["HeartSession", "SleepCycleBus", "SleepCycleFormats"]),
         .testTarget(name: "AudioClipsTests", dependencies: ["AudioClips", "SleepCycleBus", "SleepCycleAudio"]),
         .testTarget(name: "ChannelSeparationTests", dependencies: ["ChannelSeparation", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "SleepCycleTests", dependencies: [

@@ -9,3 +9,4 @@
 @_exported import SleepCycleStore
 @_exported import ChannelSeparation
 @_exported import AudioClips
+@_exported import HeartSession

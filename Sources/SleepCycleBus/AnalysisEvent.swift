@@ -159,6 +159,46 @@ public struct HeartRateSample: Sendable, Codable {
     }
 }
 
+/// Heart-rate and HRV values over a span of readings (the HRV Task Force's definitions; docs/0011). HRV values are nil
+/// when the span holds too few beats after artefact correction ("latest valid sample": nothing rather than a wrong
+/// number); `hrMeanBpm` is nil only without any reading.
+public struct HeartMetrics: Sendable, Codable, Hashable {
+    /// Beats (NN intervals after correction) in the span, or heart-rate readings when there are no RR intervals.
+    public var sampleCount: Int
+    public var hrMeanBpm: Double?
+    /// SD of the NN intervals (ms, n − 1).
+    public var hrSdnnMs: Double?
+    /// Root mean square of successive NN differences (ms).
+    public var rmssdMs: Double?
+    public var meanNNMs: Double?
+    /// Successive differences over 50 ms, % of the differences.
+    public var pnn50: Double?
+    /// Baevsky's stress index (50-ms histogram).
+    public var baevskySI: Double?
+    /// Beats corrected as artefacts (missed, extra, ectopic, long/short).
+    public var artifactCount: Int
+    public init(sampleCount: Int = 0, hrMeanBpm: Double? = nil, hrSdnnMs: Double? = nil, rmssdMs: Double? = nil,
+                meanNNMs: Double? = nil, pnn50: Double? = nil, baevskySI: Double? = nil, artifactCount: Int = 0) {
+        self.sampleCount = sampleCount; self.hrMeanBpm = hrMeanBpm; self.hrSdnnMs = hrSdnnMs; self.rmssdMs = rmssdMs
+        self.meanNNMs = meanNNMs; self.pnn50 = pnn50; self.baevskySI = baevskySI; self.artifactCount = artifactCount
+    }
+}
+
+/// A heart session's frame on the bus: `metrics` over the sliding window `start..<end`, and the mean heart rate of
+/// its last emit interval `intervalStart..<end` alone (the per-epoch heart rate staging reads).
+public struct HeartFrame: Sendable, Codable, Hashable {
+    public var start: SampleTime
+    public var end: SampleTime
+    public var intervalStart: SampleTime
+    public var intervalHrMeanBpm: Double?
+    public var metrics: HeartMetrics
+    public init(start: SampleTime, end: SampleTime, intervalStart: SampleTime, intervalHrMeanBpm: Double?,
+                metrics: HeartMetrics) {
+        self.start = start; self.end = end; self.intervalStart = intervalStart
+        self.intervalHrMeanBpm = intervalHrMeanBpm; self.metrics = metrics
+    }
+}
+
 /// Accelerometer activity (counts or magnitude of x,y,z), from a wearable or phone.
 public struct MotionSample: Sendable, Codable {
     public var time: SampleTime
@@ -265,6 +305,10 @@ public enum AnalysisEvent: Sendable {
     case sleepStageRevised(StageEpoch)
     case healthChanged(AudioHealthChange)
     case heartRate(HeartRateSample)
+    /// The heart session's frame (`HeartSession`): HR and HRV over its window, every emit interval.
+    case heartFrame(HeartFrame)
+    /// The heart session's summary over the whole night, at `.sessionEnding` (or a sleeper's `.channelEnding`).
+    case heartSummary(HeartFrame)
     case motion(MotionSample)
     case alarm(AlarmFired)
     case clip(AudioClipReady)

@@ -13,7 +13,7 @@ import SleepCycleBus
 ///   result while `sleepStageStream` (fed by `.sleepStage`) stays causal.
 ///
 /// Model inputs from the bus (see `WalchProxies`): `count` from accelerometer `.motion` samples when any arrive,
-/// otherwise the seconds of movement, talking and coughing events per epoch; `hr` from `.heartRate`;
+/// otherwise the seconds of movement, talking and coughing events per epoch; `hr` from the heart session's `.heartFrame`s;
 /// `time_hours` and `cosine` from the epoch's time since the session started. Snoring is not a model input (no
 /// training data has it); an epoch with at least `snoreSleepSeconds` of snoring that the model calls awake is
 /// scored light (a rule, not learned). `.breathingRate` estimates are averaged per epoch (`EpochInputs`) but
@@ -44,7 +44,7 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         public var snoreSeconds = 0.0
         /// Mean accelerometer activity of the epoch's `.motion` samples.
         public var motion: Double?
-        /// Mean heart rate (bpm; RR intervals converted) of the epoch's `.heartRate` samples.
+        /// Mean heart rate (bpm) of the epoch, from the heart session's frames (`.heartFrame`).
         public var heartRate: Double?
         /// Mean breathing rate (breaths/min) of the epoch's `.breathingRate` estimates (not a model input).
         public var breathingRate: Double?
@@ -132,9 +132,10 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             open[e.id] = nil
             intervals.append((e.type, e.start, e.end))
             return []
-        case .heartRate(let s):
-            guard s.time >= 0 else { return [] }
-            if let bpm = s.bpm ?? s.rrMs.map({ 60_000 / $0 }) { hrSums[epochIndex(s.time), default: Sum()].add(bpm) }
+        case .heartFrame(let f):
+            // The heart session's per-epoch heart rate (after its artefact correction), not the raw readings.
+            guard f.intervalStart >= 0, let bpm = f.intervalHrMeanBpm else { return [] }
+            hrSums[epochIndex(f.intervalStart), default: Sum()].add(bpm)
             return []
         case .motion(let m):
             guard m.time >= 0 else { return [] }

@@ -106,7 +106,8 @@ struct Analyze: ParsableCommand {
                 ?? .preset(preset)
         }
         if let path = heartRateFile {
-            options.sideInputs += try HeartRateFile.load(path: path, start: start).map { .heartRate($0) }
+            let readings = try WearableFile.read(path: path, origin: start).readings
+            options.sideInputs += WearMetrics.heartRateSamples(readings, start: start.date).map { .heartRate($0) }
             options.sideInputOrigins[.heartRate] = MessageText.path(path)
         }
         if let path = motionFile {

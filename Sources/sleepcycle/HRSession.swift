@@ -4,19 +4,22 @@ import HeartSession
 import SleepCycle
 import SleepCycleFormats
 
-/// `sleepcycle hr-session FILE`: a heart session over a wearable's recording, as JSON lines (docs/0011).
+/// `sleepcycle hr-session FILE`: a heart session over a wearable's recording, replayed through the session engine's
+/// file provider, as JSON lines or a table for people (docs/0011).
 struct HRSession: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hr-session",
         abstract: "A heart session over a wearable's heart rate: HR and HRV frames over a sliding window (JSON lines).",
         discussion: """
-            FILE is CSV (time in seconds or ISO 8601, and rr_ms and/or bpm; docs/cli.md), JSON lines of the \
-            wearable schema ({"timestamp", "metrics": {"hr"}, "rrIntervals": [ms]}), or a plain RR list (one \
-            interval in ms per line, as Polar's RR export). Prints session_started, a \
-            session_frame every emit interval, biosignal_frame with --include-raw, and session_summary.
+            FILE is CSV (time in seconds or ISO 8601, and rr_ms and/or bpm, or the columns of a Fitbit or Apple \
+            Health CSV export; docs/cli.md), JSON lines of the wearable schema ({"timestamp", "metrics": {"hr"}, \
+            "rrIntervals": [ms]}), Fitbit's heart_rate JSON export, Apple Health's export.xml, or a plain RR list (one \
+            interval in ms per line, as Polar's RR export). Prints session_started, a session_frame every emit \
+            interval, biosignal_frame with --include-raw, and session_summary; --format text prints a table.
             """)
 
-    @Argument(help: "The wearable's recording: CSV or JSON lines.", completion: .file())
+    @Argument(help: "The wearable's recording: CSV, JSON lines, Fitbit JSON, Apple Health XML or an RR list.",
+              completion: .file())
     var file: String
 
     @Option(help: "Session mode: focus (default) or breathing.")
@@ -33,96 +36,82 @@ struct HRSession: ParsableCommand {
     @Flag(help: "Also print the raw readings (biosignal_frame), every second.")
     var includeRaw = false
 
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, text }
+    @Option(help: "json (JSON lines, default) or text (a table for people).")
+    var format: Format = .json
+
     func validate() throws {
         if emitInterval > window { throw ValidationError("--emit-interval must not be longer than --window") }
     }
 
     func run() throws {
-        let samples = try Self.read(file)
+        let contents = try WearableFile.read(path: file, origin: nil)
         let engine = SessionEngine()
-        var lines: [String] = []
+        var events: [SessionEvent] = []
         let config = SessionConfig(mode: mode, profile: ComputeProfile(windowSec: window, emitIntervalSec: emitInterval),
-                                   includeRaw: includeRaw)
-        let id = try engine.start(config: config) { lines.append($0.jsonLine) }
-        for s in samples { try engine.push(s) }
+                                   includeRaw: includeRaw && format == .json)
+        let provider = ReplayBiosignalProvider(samples: WearMetrics.biosignalSamples(contents.readings))
+        let lock = NSLock()
+        let id = try engine.start(config: config, provider: provider) { e in lock.withLock { events.append(e) } }
+        try engine.wait()
         try engine.stop(sessionId: id)
-        try OutputTarget.standardOutput.write(lines.joined(separator: "\n") + "\n")
-    }
-
-    /// The RR intervals of a plain list — one interval in ms per line, after an optional header line without digits
-    /// (Polar's RR export: "RR-interval [ms]"; Kubios' text) — or nil when the text is not such a list.
-    static func rrList(_ text: String, path: String) throws -> [Double]? {
-        var values: [Double] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
-            if line.isEmpty { continue }
-            if values.isEmpty && index == 0 && !line.contains(where: \.isNumber) { continue }
-            guard let x = Double(line) else {
-                // A line with more than one field: not an RR list (a CSV), unless it already was one.
-                if values.isEmpty { return nil }
-                throw InputFileError(path: path, line: index + 1, message: "'\(line.prefix(40))' is not an RR interval in ms")
-            }
-            guard x.isFinite, (200...3000).contains(x) else {
-                throw InputFileError(path: path, line: index + 1, message: "RR interval \(line.prefix(20)) ms is out of range (200–3000)")
-            }
-            values.append(x)
+        let all = lock.withLock { events }
+        switch format {
+        case .json: try OutputTarget.standardOutput.write(all.map(\.jsonLine).joined(separator: "\n") + "\n")
+        case .text: try OutputTarget.standardOutput.write(Self.table(all, format: contents.format))
         }
-        return values.isEmpty ? nil : values
     }
 
-    /// The readings of a CSV or JSON-lines file, in time order, timed in ms from the first.
+    /// The session for people: a row per frame (time from the first reading), then the summary.
+    static func table(_ events: [SessionEvent], format: WearMetrics.Source) -> String {
+        func f(_ x: Double?, _ width: Int, _ decimals: Int = 1) -> String {
+            let s = x.map { String(format: "%.\(decimals)f", $0) } ?? "–"
+            return String(repeating: " ", count: max(0, width - s.count)) + s
+        }
+        func clock(_ ms: Int64) -> String {
+            let s = Int(ms / 1000)
+            return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+        }
+        var out = ["   end      HR bpm  RMSSD ms  SDNN ms  pNN50 %  beats  artefacts"]
+        var origin: Int64 = 0
+        var summary: SessionMetrics?
+        for e in events {
+            switch e {
+            case .started(_, let mode, let profile, let start):
+                origin = start
+                out.insert("heart session (\(mode.rawValue)), \(format.rawValue) readings, window \(Int(profile.windowSec)) s, "
+                           + "a frame every \(profile.emitIntervalSec) s", at: 0)
+            case .frame(_, let m):
+                out.append("\(clock(m.endMs - origin).leftPadded(7))  \(f(m.hrMeanBpm, 7))  \(f(m.rmssdMs, 8))  "
+                           + "\(f(m.hrSdnnMs, 7))  \(f(m.pnn50, 7))  \(String(m.sampleCount).leftPadded(5))  "
+                           + "\(String(m.artifactCount).leftPadded(9))")
+            case .summary(_, let m): summary = m
+            case .biosignal: break
+            }
+        }
+        if let m = summary {
+            out.append("")
+            out.append("summary over \(clock(m.endMs - m.startMs)) (\(m.sampleCount) \(m.meanNNMs != nil ? "beats" : "readings"), "
+                       + "\(m.artifactCount) artefacts corrected)")
+            out.append("  heart rate   \(f(m.hrMeanBpm, 0)) bpm (SD of NN \(f(m.hrSdnnMs, 0)) ms)")
+            out.append("  RMSSD        \(f(m.rmssdMs, 0)) ms, pNN50 \(f(m.pnn50, 0)) %, mean NN \(f(m.meanNNMs, 0)) ms")
+            out.append("  stress index \(f(m.baevskySI, 0)) (Baevsky)")
+            if m.rmssdMs == nil {
+                out.append("  (HRV needs at least \(HRV.minimumIntervals) beat-to-beat RR intervals; "
+                           + "heart-rate readings alone give only the mean)")
+            }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The readings of a wearable's file (`WearableFile`), timed in ms from the first.
     static func read(_ path: String) throws -> [BiosignalSample] {
-        let bytes = try InputFile.read(path)
-        let text = String(decoding: bytes, as: UTF8.self)
-        let first = text.first { !$0.isWhitespace && $0 != "\u{FEFF}" }
-        var samples: [BiosignalSample] = []
-        if first == "{" {
-            var origin: Double?
-            for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-                if line.isEmpty { continue }
-                func bad(_ why: String) -> InputFileError { InputFileError(path: path, line: index + 1, message: why) }
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                    throw bad("not a JSON object")
-                }
-                let seconds: Double
-                if let t = object["timestamp"] as? String, let time = ISO8601Time(t) {
-                    seconds = time.date.timeIntervalSince1970
-                } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite {
-                    seconds = t
-                } else {
-                    throw bad("\"timestamp\" must be an ISO 8601 time or seconds")
-                }
-                let metrics = object["metrics"] as? [String: Any] ?? [:]
-                let hr = (metrics["hr"] as? NSNumber)?.doubleValue
-                let rr = (object["rrIntervals"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue }
-                if let hr, !(20...250).contains(hr) { throw bad("heart rate \(hr) bpm is out of range (20–250)") }
-                if rr.contains(where: { !(200...3000).contains($0) }) { throw bad("an RR interval is out of range (200–3000 ms)") }
-                guard hr != nil || !rr.isEmpty else { continue }
-                let t0 = origin ?? seconds
-                origin = t0
-                samples.append(BiosignalSample(timestampMs: Int64(((seconds - t0) * 1000).rounded()), hrBpm: hr, rrMs: rr))
-            }
-        } else if let rr = try rrList(text, path: path) {
-            // An RR list (Polar's RR export, Kubios text): the readings are the beats, timed by their sum.
-            var t = 0.0
-            for x in rr {
-                t += x
-                samples.append(BiosignalSample(timestampMs: Int64(t.rounded()), rrMs: [x]))
-            }
-        } else {
-            for s in try HeartRateFile.parse(bytes, path: path) {
-                samples.append(BiosignalSample(timestampMs: s.time * 1000 / Int64(AnalysisClock.sampleRate), hrBpm: s.bpm,
-                                               rrMs: s.rrMs.map { [$0] } ?? []))
-            }
-            if let t0 = samples.first?.timestampMs { for i in samples.indices { samples[i].timestampMs -= t0 } }
-        }
-        guard !samples.isEmpty else { throw InputFileError(path: path, message: "no heart-rate readings") }
-        for i in 1..<max(1, samples.count) where samples[i].timestampMs < samples[i - 1].timestampMs {
-            throw InputFileError(path: path, message: "readings go back in time at reading \(i + 1)")
-        }
-        return samples
+        WearMetrics.biosignalSamples(try WearableFile.read(path: path, origin: nil).readings)
     }
 }
 
 extension SessionMode: ExpressibleByArgument {}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}

@@ -80,13 +80,19 @@ import Testing
         #expect(stager.finalEpochs[30].stage != .awake)
     }
 
-    @Test func heartRateSwitchesToHRSubModel() throws {
-        let hr = (0..<720).map { k in
-            AnalysisEvent.heartRate(HeartRateSample(time: Self.s(Double(k) * 10), bpm: 60 + 5 * sin(Double(k) / 50)))
+    @Test func heartFramesSwitchToHRSubModel() throws {
+        // The heart session's frames (one per epoch, its interval's mean heart rate); raw readings are not read.
+        let frames = (0..<240).map { (k: Int) -> AnalysisEvent in
+            let epoch = Double(k) * 30
+            let bpm: Double = 60 + 5 * sin(Double(k) / 50)
+            let frame = HeartFrame(start: Self.s(max(0, epoch - 270)), end: Self.s(epoch + 30), intervalStart: Self.s(epoch),
+                                   intervalHrMeanBpm: bpm, metrics: HeartMetrics(sampleCount: 30))
+            return .heartFrame(frame)
         }
-        let (stager, _) = try Self.run(hours: 2, events: [], extra: hr)
-        let expected = 60 + 5 * (sin(0.0) + sin(1.0 / 50) + sin(2.0 / 50)) / 3
-        #expect(abs(stager.epochInputs[0].heartRate! - expected) < 1e-9)
+        let raw = (0..<720).map { AnalysisEvent.heartRate(HeartRateSample(time: Self.s(Double($0) * 10), bpm: 200)) }
+        let (stager, _) = try Self.run(hours: 2, events: [], extra: frames + raw)
+        #expect(stager.epochInputs[0].heartRate == 60)
+        #expect(abs(stager.epochInputs[7].heartRate! - (60 + 5 * sin(7.0 / 50))) < 1e-9)
         #expect(stager.table(epochs: 10).inputs.contains(.hr))
     }
 

@@ -1,6 +1,7 @@
 /// A capability of the engine (Sleep Cycle SDK vocabulary).
 public enum SleepAnalysisFeature: String, Sendable, Hashable, CaseIterable {
-    case sleepStaging, smartAlarm, audioEvents, snoringDetection, realTimeSleepStaging, multiChannelAnalysis, audioClips
+    case sleepStaging, smartAlarm, audioEvents, snoringDetection, realTimeSleepStaging, multiChannelAnalysis, audioClips,
+        heartSession
 }
 
 /// Which capabilities this build and configuration provide (`SleepAnalysisEngine.initialize`).
@@ -12,6 +13,8 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
     public var realTimeSleepStaging: Bool
     public var multiChannelAnalysis: Bool
     public var audioClips: Bool
+    /// Heart frames and a night summary from a wearable's readings (`push(heartRate:…)`, `analyze --hr`).
+    public var heartSession: Bool
 
     public init(_ set: Set<SleepAnalysisFeature>) {
         sleepStaging = set.contains(.sleepStaging)
@@ -21,6 +24,7 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
         realTimeSleepStaging = set.contains(.realTimeSleepStaging)
         multiChannelAnalysis = set.contains(.multiChannelAnalysis)
         audioClips = set.contains(.audioClips)
+        heartSession = set.contains(.heartSession)
     }
 
     public func contains(_ feature: SleepAnalysisFeature) -> Bool {
@@ -32,6 +36,7 @@ public struct SleepAnalysisFeatures: Sendable, Hashable {
         case .realTimeSleepStaging: realTimeSleepStaging
         case .multiChannelAnalysis: multiChannelAnalysis
         case .audioClips: audioClips
+        case .heartSession: heartSession
         }
     }
 }

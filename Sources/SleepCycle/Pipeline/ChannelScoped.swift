@@ -40,7 +40,7 @@ struct ChannelScoped<Inner: AnalysisConsumer>: AnalysisConsumer {
             return f.channel == channel.rawValue ? forward(event) : []
         case .sleepStage(let s), .sleepStageRevised(let s):
             return s.channel == channel ? forward(event) : []
-        case .heartRate, .motion:
+        case .heartRate, .heartFrame, .heartSummary, .motion:
             return takesSideInputs ? forward(event) : []
         case .channelEnding(let c, let end):
             return c == channel ? forward(.sessionEnding(at: end)) : []

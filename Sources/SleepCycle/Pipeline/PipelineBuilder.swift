@@ -9,6 +9,7 @@ import SleepStatistics
 import SmartAlarm
 import ChannelSeparation
 import AudioClips
+import HeartSession
 
 /// What a session knows when its consumers are built.
 public struct PipelineContext: Sendable {
@@ -69,6 +70,13 @@ public enum PipelineBuilder {
                                                  consumer: try ChannelAttributor(config: separation)))
             }
         }
+        // The heart session over the wearable's readings: frames every epoch (staging reads their heart rate) and a
+        // night summary. The wearable is the primary sleeper's.
+        let heart = try HeartSessionConsumer()
+        list.append(ConsumerRegistration(name: "HeartSession", provides: [.heartSession],
+                                         consumer: separation == nil ? heart as any AnalysisConsumer
+                                             : ChannelScoped(heart, channel: .primary, takesSideInputs: true, defersEnding: false),
+                                         replays: true))
         // Breathing rate: one estimator for all channels (tags stereo output by channel).
         list.append(ConsumerRegistration(name: "Breathing", consumer: BreathingRateEstimator()))
         // Staging reads events, breathing rates, heart rate and motion; online epochs every 30 s, the whole-night

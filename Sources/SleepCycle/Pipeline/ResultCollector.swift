@@ -34,6 +34,9 @@ final class ResultCollector {
     private(set) var clips: [Int: AudioClipReady] = [:]
     private(set) var droppedClips = 0
     private(set) var droppedClipReasons: [String] = []
+    /// The heart session's frames on whole 5 minutes, and its night summary.
+    private(set) var heartFrames: [HeartFrame] = []
+    private(set) var heartSummary: HeartFrame?
 
     /// The alarm asked for, if any (the result reports it even when the recording ends before it fires).
     var alarmOption: PipelineOptions.AlarmOption?
@@ -81,6 +84,10 @@ final class ResultCollector {
                     droppedClipReasons.append(reason)
                 }
             }
+        case .heartFrame(let f):
+            if f.end % HeartReport.frameInterval == 0 { heartFrames.append(f) }
+        case .heartSummary(let f):
+            heartSummary = f
         case .gap(let g):
             gapCount += 1
             gapSamples += g.length
@@ -151,6 +158,14 @@ final class ResultCollector {
                 let spec = option.spec(clock: clock)
                 return SmartAlarmResult(alarmTime: clock.date(of: spec.alarmTime), windowStart: clock.date(of: spec.windowStart),
                                         firedAt: alarm.map { clock.date(of: $0.time) }, rule: alarm?.rule)
+            },
+            // The wearable is the primary sleeper's.
+            heart: channel == .secondary ? nil : heartSummary.map { summary in
+                HeartReport(start: clock.date(of: summary.start), end: clock.date(of: min(summary.end, end)),
+                            summary: summary.metrics,
+                            frames: heartFrames.filter { $0.end <= end }.map {
+                                HeartReport.Frame(start: clock.date(of: $0.start), end: clock.date(of: $0.end), metrics: $0.metrics)
+                            })
             })
     }
 }

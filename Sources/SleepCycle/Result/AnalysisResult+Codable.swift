@@ -91,6 +91,15 @@ extension AnalysisResult: Codable {
             SmartAlarmResult(alarmTime: try date(a.alarmTime, "alarmTime"), windowStart: try date(a.windowStart, "windowStart"),
                              firedAt: try a.firedAt.map { try date($0, "firedAt") }, rule: a.rule)
         }
+        heart = try dto.heart.map { h in
+            let summary = h.summary
+            let start = startTime.addingTimeInterval(Double(summary.start_ms ?? 0) / 1000)
+            let end = startTime.addingTimeInterval(Double(summary.end_ms ?? 0) / 1000)
+            return HeartReport(start: start, end: end, summary: summary.metrics, frames: try h.frames.map {
+                HeartReport.Frame(start: try date($0.start, "heart frame start"), end: try date($0.end, "heart frame end"),
+                                  metrics: $0.metrics.metrics)
+            })
+        }
         warnings = (dto.warnings ?? []).map { AnalysisWarning(AnalysisWarning.Code($0.code), $0.message) }
     }
 
@@ -137,6 +146,11 @@ extension AnalysisResult: Codable {
                 },
                 gapCount: audioStatistics.gapCount, gapDuration: r(audioStatistics.gapDuration, 3),
                 overrunCount: audioStatistics.overrunCount),
+            heart: heart.map { h in
+                func ms(_ d: Date) -> Int { Int((d.timeIntervalSince(startTime) * 1000).rounded()) }
+                return HeartJSON(summary: .init(h.summary, span: (ms(h.start), ms(h.end))),
+                                 frames: h.frames.map { .init(start: t($0.start), end: t($0.end), metrics: .init($0.metrics, span: nil)) })
+            },
             warnings: warnings.isEmpty ? nil : warnings.map { .init(code: $0.code.rawValue, message: $0.message) })
         try dto.encode(to: encoder)
     }
@@ -207,5 +221,6 @@ private struct ResultJSON: Codable {
     var snorers: [Snorer]?
     var smartAlarm: Alarm?
     var audioStatistics: Audio
+    var heart: HeartJSON?
     var warnings: [Warning]?
 }

@@ -97,6 +97,7 @@ extension AnalysisResult {
                 w.key("gapDuration"); w.number(audioStatistics.gapDuration, 3)
                 w.key("overrunCount"); w.int(audioStatistics.overrunCount)
             }
+            if let heart { w.key("heart"); heart.write(to: &w, recordingStart: startTime) }
             if channel == nil { Self.write(warnings: warnings, to: &w) }
         }
     }

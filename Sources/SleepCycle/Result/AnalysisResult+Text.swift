@@ -95,6 +95,11 @@ extension AnalysisResult {
             out.append("  \(breathingRates.count) estimates, median \(String(format: "%.1f", bpm[bpm.count / 2])) "
                        + "breaths/min (range \(String(format: "%.1f", bpm.first!))–\(String(format: "%.1f", bpm.last!)))")
         }
+        if let heart {
+            out.append("")
+            out.append("Heart (wearable)")
+            out.append(contentsOf: heart.textLines(time: t, zone: zone))
+        }
         if let alarm = smartAlarm {
             out.append("")
             out.append("Smart alarm")

@@ -22,6 +22,8 @@ public struct AnalysisResult: Sendable, Hashable {
     public var droppedObserverItems: Int
     /// When the smart alarm fired and which rule fired it (only when an alarm was set).
     public var smartAlarm: SmartAlarmResult? = nil
+    /// The heart session over a wearable's readings, when there were any in the recording.
+    public var heart: HeartReport? = nil
     /// Problems that did not stop the analysis (a damaged file, wearable samples outside the recording, …).
     public var warnings: [AnalysisWarning] = []
 }

@@ -2,14 +2,18 @@ import Foundation
 import SleepCycleBus
 import SleepCycleFormats
 
-/// Reader of `--hr FILE`: heart-rate samples from a wearable.
+/// Reader of heart-rate CSV (`--hr FILE`, `hr-session FILE`): heart-rate samples from a wearable.
 ///
 /// Delimited text read by `CSVTable` (quoted fields, `,` `;` tab or space separators, a BOM, CRLF; so PhysioNet
 /// sleep-accel `*_heartrate.txt` files and spreadsheet exports load as they are). An optional header row names
-/// the columns: `time` and at least one of `bpm`, `rr_ms`. Without a header the columns are `time,bpm`. `time` is
-/// seconds since the recording's first sample, or an ISO 8601 time (one without an offset is read in the
-/// recording's offset). Rows must be in non-decreasing time; an empty `bpm`/`rr_ms` field (or `nan`) is absent.
-/// Samples outside the recording are not an error: the pipeline uses the overlap and warns.
+/// the columns: a time column and at least one of `bpm`, `rr_ms`. Without a header the columns are `time,bpm`.
+/// Exports name them otherwise and carry more columns: the names of Fitbit's and Apple Health's CSV exports
+/// (`timestamp`, `Date/Time`, `startDate`, `Time`; `Value`, `heart_rate`, `Heart Rate (count/min)`,
+/// `Heart Rate [Avg] (count/min)`, `beats per minute`; `RR-interval [ms]`, `rri`, `ibi_ms`, … — `aliases`) are taken,
+/// and other columns are ignored. Time is seconds since the recording's first sample, an ISO 8601 time, or an
+/// export's date (`WearableTime`); one without an offset is read in the recording's offset. Rows must be in
+/// non-decreasing time; an empty `bpm`/`rr_ms` field (or `nan`) is absent. Samples outside the recording are not an
+/// error: the pipeline uses the overlap and warns.
 public enum HeartRateFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [HeartRateSample] {
         try parse(InputFile.read(path), path: path, start: start)
@@ -19,7 +23,7 @@ public enum HeartRateFile {
     public static func parse(_ bytes: [UInt8], path: String, start: ISO8601Time? = nil) throws(InputFileError)
         -> [HeartRateSample] {
         let table = try WearableTable(bytes, path: path, known: ["time", "bpm", "rr_ms"], defaultHeader: ["time", "bpm"],
-                                      start: start)
+                                      start: start, aliases: aliases)
         guard table.header.contains("bpm") || table.header.contains("rr_ms") else {
             throw InputFileError(path: path, line: table.headerLine, message: "the header needs a 'bpm' or 'rr_ms' column")
         }
@@ -42,6 +46,19 @@ public enum HeartRateFile {
         }
         return samples
     }
+
+    /// Column names of exports, lower-cased, and the column each is.
+    static let aliases: [String: String] = {
+        var a: [String: String] = [:]
+        for n in ["timestamp", "datetime", "date/time", "date time", "date", "start", "startdate", "start date",
+                  "start time", "time stamp", "creationdate"] { a[n] = "time" }
+        for n in ["hr", "heart_rate", "heartrate", "heart rate", "value", "beats per minute", "heart_rate_bpm", "hr_bpm",
+                  "heart rate (bpm)", "heart rate (count/min)", "heart rate [avg] (count/min)", "heart rate [avg]",
+                  "avg heart rate (count/min)"] { a[n] = "bpm" }
+        for n in ["rr", "rri", "rr_interval", "rr interval", "rr-interval [ms]", "rr interval (ms)", "rr (ms)", "ibi",
+                  "ibi_ms", "ibi (ms)"] { a[n] = "rr_ms" }
+        return a
+    }()
 }
 
 /// Reader of `--motion FILE`: accelerometer activity from a wearable or phone.
@@ -112,8 +129,15 @@ struct WearableTable {
     /// Index into `values` of a column.
     func column(_ name: String) -> Int? { header.firstIndex(of: name).flatMap { $0 > 0 ? $0 - 1 : nil } }
 
+    /// The column of the time (any position in a header row; the first without one).
+    private var timeColumn = 0
+    /// Per field of a row: its index into `values`, or nil for the time and ignored columns.
+    private var slot: [Int?] = []
+
+    /// - Parameter aliases: other names of known columns (lower-cased); with aliases, unknown columns are ignored
+    ///   instead of refused (an export's extra columns).
     init(_ bytes: [UInt8], path: String, known: Set<String>, defaultHeader: [String]?,
-         start: ISO8601Time?) throws(InputFileError) {
+         start: ISO8601Time?, aliases: [String: String]? = nil) throws(InputFileError) {
         header = []
         var lastTime = SampleTime.min
         var decided = false
@@ -123,13 +147,14 @@ struct WearableTable {
             if !decided {
                 decided = true
                 if try table.readHeader(record, separator: separator, path: path, known: known,
-                                        defaultHeader: defaultHeader) { return }
+                                        defaultHeader: defaultHeader, aliases: aliases) { return }
             }
-            guard fields.count == table.header.count else {
+            guard fields.count == table.slot.count else {
                 throw InputFileError(path: path, line: record.line,
-                                     message: "expected \(table.header.count) fields, found \(fields.count)")
+                                     message: "expected \(table.slot.count) fields, found \(fields.count)")
             }
-            let time = try Self.time(fields[0], separator: separator, start: start, path: path, line: record.line)
+            let time = try Self.time(fields[table.timeColumn], separator: separator, start: start, path: path,
+                                     line: record.line)
             guard time >= lastTime else {
                 throw InputFileError(path: path, line: record.line, message: "time goes backwards")
             }
@@ -137,7 +162,8 @@ struct WearableTable {
             if table.times.isEmpty { table.firstLine = record.line }
             table.times.append(time)
             table.lineDelta.append(UInt32(clamping: record.line - table.firstLine))
-            for (k, f) in fields.dropFirst().enumerated() {
+            for (i, f) in fields.enumerated() {
+                guard let k = table.slot[i] else { continue }
                 if f.isEmpty || f.lowercased() == "nan" { table.values[k].append(.nan); continue }
                 guard let v = CSVTable.number(f, separator: separator) else {
                     throw InputFileError(path: path, line: record.line,
@@ -151,34 +177,55 @@ struct WearableTable {
         self = table
     }
 
-    /// Takes the columns from the first record; true when it is a header row (not a sample).
+    /// Takes the columns from the first record; true when it is a header row (not a sample). `header` is the time
+    /// and then the kept columns, under their known names; `slot` says where each field of a row goes.
     private mutating func readHeader(_ first: CSVTable.Record, separator: CSVTable.Separator, path: String,
-                                     known: Set<String>, defaultHeader: [String]?) throws(InputFileError) -> Bool {
+                                     known: Set<String>, defaultHeader: [String]?,
+                                     aliases: [String: String]?) throws(InputFileError) -> Bool {
         let isHeader = CSVTable.number(first.fields[0], separator: separator) == nil
             && ISO8601Time(first.fields[0], defaultOffsetSeconds: 0) == nil
+            && WearableTime.date(first.fields[0], defaultOffsetSeconds: 0) == nil
+        var names: [String]
         if isHeader {
-            let names = first.fields.map { $0.lowercased() }
-            for n in names where !known.contains(n) {
-                throw InputFileError(path: path, line: first.line, message: "unknown column '\(MessageText.field(n))' "
-                    + "(expected " + known.sorted().joined(separator: ", ") + ")")
+            names = first.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if let aliases {
+                // Known names first, then aliases; a column named twice keeps its first.
+                names = names.map { known.contains($0) ? $0 : aliases[$0] ?? "" }
+                var seen: Set<String> = []
+                names = names.map { seen.insert($0).inserted ? $0 : "" }
+                guard let t = names.firstIndex(of: "time") else {
+                    throw InputFileError(path: path, line: first.line, message: "no time column "
+                        + "(expected 'time', 'timestamp', 'Date/Time', 'startDate', …)")
+                }
+                timeColumn = t
+            } else {
+                for n in names where !known.contains(n) {
+                    throw InputFileError(path: path, line: first.line, message: "unknown column '\(MessageText.field(n))' "
+                        + "(expected " + known.sorted().joined(separator: ", ") + ")")
+                }
+                guard names.first == "time" else {
+                    throw InputFileError(path: path, line: first.line, message: "the first column must be 'time'")
+                }
+                guard Set(names).count == names.count else {
+                    throw InputFileError(path: path, line: first.line, message: "a column appears twice")
+                }
             }
-            guard names.first == "time" else {
-                throw InputFileError(path: path, line: first.line, message: "the first column must be 'time'")
-            }
-            guard Set(names).count == names.count else {
-                throw InputFileError(path: path, line: first.line, message: "a column appears twice")
-            }
-            header = names
             headerLine = first.line
         } else if let d = defaultHeader {
-            header = d
+            names = d
         } else if first.fields.count == 2 {
-            header = ["time", "count"]
+            names = ["time", "count"]
         } else if first.fields.count == 4 {
-            header = ["time", "x", "y", "z"]
+            names = ["time", "x", "y", "z"]
         } else {
             throw InputFileError(path: path, line: first.line,
                                  message: "cannot tell the columns of \(first.fields.count) fields without a header row")
+        }
+        header = ["time"]
+        slot = names.indices.map { i in
+            guard i != timeColumn, !names[i].isEmpty else { return nil }
+            header.append(names[i])
+            return header.count - 2
         }
         values = Array(repeating: [], count: header.count - 1)
         return isHeader
@@ -207,6 +254,16 @@ struct WearableTable {
         } catch let e as InputFileError {
             throw e
         } catch {
+            if let date = WearableTime.date(field, defaultOffsetSeconds: start?.utcOffsetSeconds ?? 0) {
+                guard let start else {
+                    throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' "
+                        + "needs the recording's start time")
+                }
+                guard let t = AnalysisClock.checkedSamples(seconds: date.timeIntervalSince(start.date)) else {
+                    throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' is out of range")
+                }
+                return t
+            }
             throw InputFileError(path: path, line: line,
                                  message: "time '\(MessageText.field(field))' is neither seconds nor ISO 8601 (\(error))")
         }

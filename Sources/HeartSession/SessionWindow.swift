@@ -1,0 +1,108 @@
+// The readings of one session and its frame schedule: what the session engine and the bus consumer share.
+import SleepCycleBus
+
+/// One session's readings and schedule, in ms on the readings' own clock. A frame's metrics are over the window
+/// `(end − windowSec, end]` (from the session's first reading on) and it is due once time passes its end; raw frames
+/// hand over the readings of each raw interval. A value type stepped by readings and time, with no clock of its own.
+struct SessionWindow {
+    enum Output {
+        /// Metrics over the window, and the mean heart rate of the last emit interval `(intervalStartMs, endMs]`.
+        case frame(SessionMetrics, intervalStartMs: Int64, intervalHrMeanBpm: Double?)
+        case raw([BiosignalSample], startMs: Int64, endMs: Int64)
+    }
+
+    let profile: ComputeProfile
+    let includeRaw: Bool
+    /// When set, frames end at whole multiples of the emit interval on the clock (epoch boundaries) instead of every
+    /// emit interval after the first reading.
+    let alignsFrames: Bool
+    private(set) var samples: [BiosignalSample] = []
+    private(set) var startMs: Int64?
+    private(set) var lastMs: Int64 = 0
+    private var nextFrameMs: Int64 = 0
+    private var nextRawMs: Int64 = 0
+    private var rawFrom = 0
+    /// The first reading of the latest frame's window (windows only move forward).
+    private var frameFrom = 0
+
+    private var windowMs: Int64 { Int64((profile.windowSec * 1000).rounded()) }
+    private var emitMs: Int64 { Int64((profile.emitIntervalSec * 1000).rounded()) }
+    private var rawMs: Int64 { Int64((profile.rawEmitIntervalSec * 1000).rounded()) }
+
+    init(profile: ComputeProfile, includeRaw: Bool, alignsFrames: Bool = false) {
+        self.profile = profile; self.includeRaw = includeRaw; self.alignsFrames = alignsFrames
+    }
+
+    /// Adds a reading (after the frames due before it); readings must come in time order.
+    mutating func add(_ sample: BiosignalSample) throws(SessionError) -> [Output] {
+        if startMs == nil {
+            startMs = sample.timestampMs
+            lastMs = sample.timestampMs
+            let emit = emitMs
+            nextFrameMs = alignsFrames ? Self.floorDiv(sample.timestampMs, emit) * emit + emit : sample.timestampMs + emit
+            nextRawMs = sample.timestampMs + rawMs
+        }
+        guard sample.timestampMs >= lastMs else {
+            throw SessionError("a reading at \(sample.timestampMs) ms comes before the previous one at \(lastMs) ms")
+        }
+        let out = due(before: sample.timestampMs)
+        samples.append(sample)
+        lastMs = sample.timestampMs
+        return out
+    }
+
+    /// The frames whose end is before `time` (a clock other than the readings': the audio of a night).
+    mutating func advance(to time: Int64) -> [Output] {
+        startMs == nil ? [] : due(before: time)
+    }
+
+    /// The frames still due up to the last reading (or `end`, when later) and the remaining raw readings; then the
+    /// summary over every reading.
+    mutating func finish(end: Int64? = nil) -> (outputs: [Output], summary: SessionMetrics?) {
+        guard let start = startMs else { return ([], nil) }
+        let last = max(lastMs, end ?? lastMs)
+        var out = due(before: last + 1)
+        if includeRaw && rawFrom < samples.count {
+            out.append(.raw(Array(samples[rawFrom...]), startMs: nextRawMs - rawMs, endMs: lastMs))
+            rawFrom = samples.count
+        }
+        return (out, SessionMetrics(startMs: start, endMs: last, values: .of(samples)))
+    }
+
+    /// The first reading at or after index `from` later than `t` (readings are in time order): scans resume where
+    /// the last frame's left off, so a long session costs its window per frame, not its whole length.
+    private func index(after t: Int64, from: Int) -> Int {
+        var i = from
+        while i < samples.count && samples[i].timestampMs <= t { i += 1 }
+        return i
+    }
+
+    /// Frames (and raw frames) whose time has come before `time`.
+    private mutating func due(before time: Int64) -> [Output] {
+        var out: [Output] = []
+        let first = startMs ?? 0
+        while nextFrameMs < time || (includeRaw && nextRawMs < time) {
+            if includeRaw && nextRawMs <= nextFrameMs && nextRawMs < time {
+                let upto = index(after: nextRawMs, from: rawFrom)
+                if upto > rawFrom { out.append(.raw(Array(samples[rawFrom..<upto]), startMs: nextRawMs - rawMs, endMs: nextRawMs)) }
+                rawFrom = upto
+                nextRawMs += rawMs
+                continue
+            }
+            guard nextFrameMs < time else { break }
+            let start = max(first, nextFrameMs - windowMs)
+            let lo = start == first ? 0 : index(after: start, from: frameFrom)
+            let hi = index(after: nextFrameMs, from: lo)
+            frameFrom = lo
+            let intervalStart = max(first, nextFrameMs - emitMs)
+            let intervalLo = intervalStart == first ? lo : index(after: intervalStart, from: lo)
+            let metrics = SessionMetrics(startMs: start, endMs: nextFrameMs, values: .of(samples[lo..<hi]))
+            let intervalHr = intervalLo < hi ? HeartMetrics.of(samples[intervalLo..<hi]).hrMeanBpm : nil
+            out.append(.frame(metrics, intervalStartMs: intervalStart, intervalHrMeanBpm: intervalHr))
+            nextFrameMs += emitMs
+        }
+        return out
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+}
