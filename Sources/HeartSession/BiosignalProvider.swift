@@ -71,8 +71,9 @@ public final class MockBiosignalProvider: BiosignalProvider, @unchecked Sendable
         func gaussian() -> Double { (-2 * log(max(uniform(), 1e-300))).squareRoot() * cos(2 * .pi * uniform()) }
         let mean = 60_000 / meanBpm
         var t = 0.0, out: [BiosignalSample] = [], beat = 0, carried = 0.0
-        while t < durationSec * 1000 {
+        while true {
             let rr = max(300, mean + rsaMs * sin(2 * .pi * breathsPerMinute / 60 * t / 1000) + jitterMs * gaussian())
+            guard t + rr <= durationSec * 1000 else { break }
             t += rr
             beat += 1
             if let every = artefactEvery, every > 1, beat % every == 0 { carried = rr; continue }     // a missed beat

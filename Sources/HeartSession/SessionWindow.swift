@@ -57,7 +57,7 @@ struct SessionWindow {
     }
 
     /// The frames still due up to the last reading (or `end`, when later) and the remaining raw readings; then the
-    /// summary over every reading.
+    /// summary over every reading, from the first to the last.
     mutating func finish(end: Int64? = nil) -> (outputs: [Output], summary: SessionMetrics?) {
         guard let start = startMs else { return ([], nil) }
         let last = max(lastMs, end ?? lastMs)
@@ -66,7 +66,7 @@ struct SessionWindow {
             out.append(.raw(Array(samples[rawFrom...]), startMs: nextRawMs - rawMs, endMs: lastMs))
             rawFrom = samples.count
         }
-        return (out, SessionMetrics(startMs: start, endMs: last, values: .of(samples)))
+        return (out, SessionMetrics(startMs: start, endMs: lastMs, values: .of(samples)))
     }
 
     /// The first reading at or after index `from` later than `t` (readings are in time order): scans resume where

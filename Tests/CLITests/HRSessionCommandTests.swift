@@ -4,6 +4,8 @@ import Testing
 /// `sleepcycle hr-session FILE`, as a user runs it.
 @Suite("heart sessions: command line")
 final class HRSessionCommandTests {
+    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/example-night.flac").path
     let temp: TemporaryDirectory
     init() throws { temp = try TemporaryDirectory("sleepcycle-hr") }
 
@@ -76,5 +78,45 @@ final class HRSessionCommandTests {
         #expect(missing.status == 66)
         let window = try BuiltBinary.run(["hr-session", temp.path("none.csv"), "--window", "10s", "--emit-interval", "20s"])
         #expect(window.status == 64)
+    }
+
+    @Test func textForPeople() throws {
+        let (csv, _) = try files()
+        let r = try BuiltBinary.run(["hr-session", csv, "--format", "text", "--window", "60s", "--emit-interval", "30s"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("heart session (focus), csv readings, window 60 s") == true)
+        // A row per frame (every 30 s over 300 s of beats), then the summary's RMSSD of the alternating beats.
+        #expect(lines.filter { $0.contains(":") && $0.hasPrefix("0:") }.count == 9)
+        #expect(lines.contains { $0.hasPrefix("  RMSSD        80.0 ms, pNN50 100.0 %") })
+    }
+
+    @Test func analyzeHrPutsTheHeartSessionInTheResult() throws {
+        // An Apple Health export with the night's RR-derived heart rate every 5 s, and the night's JSON-lines beats.
+        let start = "2026-01-01T23:00:00+01:00"
+        var xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n"
+        for k in 0..<12 {
+            xml += "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" unit=\"count/min\" "
+                + "startDate=\"2026-01-01 23:00:\(String(format: "%02d", k * 5 % 60)) +0100\" value=\"\(58 + k % 4)\"/>\n"
+        }
+        xml += "</HealthData>\n"
+        let apple = temp.path("export.xml")
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: apple))
+        let r = try BuiltBinary.run(["analyze", Self.example, "--hr", apple, "--start", start, "--format", "json", "--no-progress"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let summary = try #require((result["heart"] as? [String: Any])?["summary"] as? [String: Any])
+        #expect(summary["sample_count"] as? Int == 12)
+        #expect(abs((summary["hr_mean_bpm"] as? Double ?? 0) - 59.5) < 1e-9)
+        #expect(summary["rmssd_ms"] is NSNull && summary["start_ms"] as? Int == 0 && summary["end_ms"] as? Int == 55_000)
+        // RR intervals in JSON lines (Unix times from 22:00 UTC) give the night's HRV.
+        let (_, jsonl) = try files()
+        let rr = try BuiltBinary.run(["analyze", Self.example, "--hr", jsonl, "--start", "2026-01-01T22:00:00Z",
+                                      "--format", "json", "--no-progress"])
+        #expect(rr.status == 0, "\(rr.stderr)")
+        let heart = try #require((try JSONSerialization.jsonObject(with: Data(rr.stdout.utf8)) as? [String: Any])?["heart"]
+                                 as? [String: Any])
+        let m = try #require(heart["summary"] as? [String: Any])
+        #expect(abs((m["rmssd_ms"] as? Double ?? 0) - 80) < 0.001 && (m["sample_count"] as? Int ?? 0) > 150)
     }
 }

@@ -11,13 +11,18 @@ import Testing
     static func exampleResult() throws -> AnalysisResult {
         var options = PipelineOptions()
         options.alarm = .init(time: FileAnalysis.defaultStart.addingTimeInterval(120), windowSeconds: 60)
-        options.sideInputs = [.heartRate(HeartRateSample(time: -16_000, bpm: 60))]
+        // A beat before the recording (a warning) and 170 s of RR intervals (the heart session's summary).
+        var beats: [AnalysisEvent] = [.heartRate(HeartRateSample(time: -16_000, bpm: 60))]
+        var t = 0.0
+        for k in 0..<170 { t += k % 3 == 0 ? 1.04 : 0.98; beats.append(.heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: t), rrMs: k % 3 == 0 ? 1040 : 980))) }
+        options.sideInputs = beats
         return try FileAnalysis.analyze(path: example, utcOffsetSeconds: 3600, options: options).labellingSnorers()
     }
 
     @Test func decodingTheJSONGivesTheSameJSON() throws {
         let result = try Self.exampleResult()
         #expect(!result.events.isEmpty && !result.warnings.isEmpty && result.smartAlarm != nil)
+        #expect(result.heart?.summary.rmssdMs != nil && result.heart?.summary.sampleCount == 170)
         let json = result.jsonString()
         let decoded = try JSONDecoder().decode(AnalysisResult.self, from: Data(json.utf8))
         #expect(decoded.jsonString() == json)

@@ -13,7 +13,8 @@ import SleepCycleFormats
 /// * a plain RR list, one interval in ms per line after an optional header (Polar's RR export, Kubios text);
 /// * CSV (`HeartRateFile`: `time` and `bpm`/`rr_ms`, or an export's column names).
 ///
-/// Times relative to the recording (CSV seconds, an RR list's beats) are placed from `origin`; dates without an
+/// Times relative to the recording (CSV seconds, an RR list's beats, a JSON `timestamp` in seconds under 10⁹ — larger
+/// is Unix time) are placed from `origin`; dates without an
 /// offset are read in `origin`'s offset. Readings outside the recording are kept: the caller reports them.
 /// A bad row is a one-line error naming the file and the line.
 public enum WearableFile {
@@ -122,7 +123,8 @@ public enum WearableFile {
             }
             date = time.date
         } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite {
-            date = start.date.addingTimeInterval(t)       // seconds from the recording's start
+            // Unix time (seconds since 1970: any time after 2001), else seconds from the recording's start.
+            date = t > 1e9 ? Date(timeIntervalSince1970: t) : start.date.addingTimeInterval(t)
         } else {
             throw bad("\"timestamp\" must be an ISO 8601 time or seconds")
         }

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import SleepCycleBus
+import SleepCycleFormats
+@testable import HeartSession
+
+@Suite("wearable files in one schema")
+struct WearableFileTests {
+    static let start = ISO8601Time("2023-04-22T07:00:00+02:00")!
+
+    static func parse(_ text: String, origin: ISO8601Time? = start) throws -> WearableFile.Contents {
+        try WearableFile.parse(Array(text.utf8), path: "night.hr", origin: origin)
+    }
+
+    /// The one-line error of `text`, which must fail.
+    static func error(_ text: String) -> String {
+        do {
+            _ = try parse(text)
+            Issue.record("expected an error for \(text.prefix(60))")
+            return ""
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func everyFormatGivesTheSameReadings() throws {
+        // 07:00:05 and 07:00:10 at +02:00, 62 and 64 bpm, written by five exports.
+        let t1 = Self.start.date.addingTimeInterval(5), t2 = Self.start.date.addingTimeInterval(10)
+        let files: [(String, WearMetrics.Source)] = [
+            ("{\"timestamp\": \"2023-04-22T05:00:05Z\", \"deviceId\": \"strap\", \"metrics\": {\"hr\": 62}}\n"
+             + "{\"timestamp\": \"2023-04-22T07:00:10+02:00\", \"metrics\": {\"hr\": 64, \"steps\": 0}}\n", .jsonLines),
+            ("[{\"dateTime\": \"04/22/23 07:00:05\", \"value\": {\"bpm\": 62, \"confidence\": 2}},"
+             + " {\"dateTime\": \"04/22/23 07:00:10\", \"value\": {\"bpm\": 64, \"confidence\": 3}}]", .fitbit),
+            ("""
+             <?xml version="1.0" encoding="UTF-8"?>
+             <HealthData locale="en_US">
+              <Record type="HKQuantityTypeIdentifierStepCount" startDate="2023-04-22 07:00:00 +0200" value="12"/>
+              <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="2023-04-22 07:00:10 +0200" value="64"/>
+              <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="2023-04-22 07:00:05 +0200" value="62"/>
+             </HealthData>
+             """, .appleHealth),
+            ("Id,Time,Value\n1503960366,4/22/2023 7:00:05 AM,62\n1503960366,4/22/2023 7:00:10 AM,64\n", .csv),
+            ("Date/Time,Heart Rate [Min] (count/min),Heart Rate [Max] (count/min),Heart Rate [Avg] (count/min)\n"
+             + "2023-04-22 07:00:05,60,63,62\n2023-04-22 07:00:10,63,65,64\n", .csv),
+            ("time,bpm\n5,62\n10,64\n", .csv),
+        ]
+        for (text, format) in files {
+            let c = try Self.parse(text)
+            #expect(c.format == format, "\(text.prefix(30))")
+            #expect(c.readings.map(\.timestamp) == [t1, t2], "\(text.prefix(30))")
+            #expect(c.readings.map(\.hr) == [62, 64], "\(text.prefix(30))")
+        }
+        let apple = try Self.parse(files[2].0)
+        #expect(apple.readings[0].deviceId == "Watch")
+    }
+
+    @Test func rrIntervalsAndTheirBeats() throws {
+        let polar = try Self.parse("RR-interval [ms]\n1000\n800\n1200\n")
+        #expect(polar.format == .polarRR && polar.readings.map(\.rrIntervals) == [[1000], [800], [1200]])
+        #expect(polar.readings.last!.timestamp == Self.start.date.addingTimeInterval(3))
+        let json = try Self.parse("{\"timestamp\": 10, \"rrIntervals\": [1000, 800]}\n")
+        // A reading's beats are stamped back from its time: the last at it.
+        let samples = WearMetrics.heartRateSamples(json.readings, start: Self.start.date)
+        #expect(samples.map(\.time) == [AnalysisClock.samples(seconds: 9.2), AnalysisClock.samples(seconds: 10)])
+        #expect(samples.map(\.rrMs) == [1000, 800])
+        let session = WearMetrics.biosignalSamples(polar.readings)
+        #expect(session.map(\.timestampMs) == [0, 800, 2000])
+    }
+
+    @Test func exportDates() {
+        let paris = 7200
+        #expect(WearableTime.date("2019-09-20 22:01:17 +0200", defaultOffsetSeconds: 0)
+                == ISO8601Time("2019-09-20T20:01:17Z")!.date)
+        #expect(WearableTime.date("04/22/23 07:00:05", defaultOffsetSeconds: paris) == ISO8601Time("2023-04-22T05:00:05Z")!.date)
+        #expect(WearableTime.date("4/12/2016 12:21:00 AM", defaultOffsetSeconds: 0) == ISO8601Time("2016-04-12T00:21:00Z")!.date)
+        #expect(WearableTime.date("4/12/2016 1:21 PM", defaultOffsetSeconds: 0) == ISO8601Time("2016-04-12T13:21:00Z")!.date)
+        for bad in ["2019-02-30 10:00:00", "13/01/2020 10:00:00", "2019-09-20", "4/12/2016 13:21 PM", "now", "12:00:00 x"] {
+            #expect(WearableTime.date(bad, defaultOffsetSeconds: 0) == nil, "\(bad)")
+        }
+    }
+
+    @Test func badRowsAreOneLineErrorsNamingFileAndLine() {
+        let cases: [(String, String)] = [
+            ("{\"timestamp\": 0, \"metrics\": {\"hr\": 60}}\n{\"timestamp\": 1, \"metrics\": {\"hr\": 400}}\n", "night.hr:2:"),
+            ("{\"timestamp\": 0, \"metrics\": {\"hr\": 60}}\nnot json\n", "night.hr:2:"),
+            ("{\"timestamp\": \"yesterday\", \"metrics\": {\"hr\": 60}}\n", "night.hr:1:"),
+            ("{\"timestamp\": 5, \"metrics\": {\"hr\": 60}}\n{\"timestamp\": 1, \"metrics\": {\"hr\": 60}}\n", "night.hr:"),
+            ("[{\"dateTime\": \"04/22/23 07:00:05\", \"value\": {\"bpm\": 62}}, {\"dateTime\": \"soon\", \"value\": {\"bpm\": 1}}]",
+             "night.hr: item 2"),
+            ("<HealthData><Record type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2023-04-22 07:00:05 +0200\" value=\"x\"/></HealthData>",
+             "night.hr:1:"),
+            ("<HealthData><Record", "night.hr:"),
+            ("RR\n1000\n900\n5000\n", "night.hr:4:"),
+            ("Time,Value\n4/22/2023 7:00:05 AM,62\n4/22/2023 7:00:10 AM,abc\n", "night.hr:3:"),
+            ("Id,Value\n1,62\n", "night.hr:1:"),
+            ("", "night.hr:"),
+        ]
+        for (text, prefix) in cases {
+            let message = Self.error(text)
+            #expect(message.hasPrefix(prefix), "\(message)")
+            #expect(!message.contains("\n"), "\(message)")
+        }
+    }
+}
