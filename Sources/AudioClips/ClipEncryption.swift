@@ -21,6 +21,8 @@ public struct ClipError: Error, CustomStringConvertible, Sendable, Equatable {
 /// whitespace, e.g. a final newline, is ignored).
 public struct ClipKey: Sendable {
     let key: SymmetricKey
+    /// The key, for other data the night encrypts with it (the journal's wearable readings).
+    public var symmetricKey: SymmetricKey { key }
 
     public init(bytes: [UInt8]) throws(ClipError) {
         guard bytes.count == 32 else {

@@ -78,6 +78,17 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Do not show the one-line status (it is only shown when standard error is a terminal).")
     var noStatus = false
 
+    @Option(help: ArgumentHelp("Follow a wearable's readings while recording: a file another program appends to, "
+                               + "or a FIFO; JSON lines of the wearable schema or CSV (docs/cli.md). Heart frames, "
+                               + "the night's HR and HRV, and staging with heart rate.", valueName: "path"),
+            completion: .file())
+    var hr: String?
+
+    @Option(help: ArgumentHelp("Encrypt the wearable readings journaled into the store with this AES-256 key file "
+                               + "(32 bytes or 64 hex digits, as --clips-key); resuming the night needs it again.",
+                               valueName: "path"), completion: .file())
+    var wearableKey: String?
+
     @OptionGroup var clipOptions: ClipOptions
 
     @OptionGroup var diagnostics: DiagnosticOptions
@@ -119,6 +130,7 @@ struct Record: AsyncParsableCommand {
         let recorded = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).recorderSettings } ?? [:]
         options.clips = try clipOptions.option() ?? (resuming != nil ? ClipOptions.option(recorded: recorded) : nil)
         options.clips?.durable = true
+        options.wearableKey = try wearableKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
         let engine = SleepAnalysisEngine(options: options)
         try await engine.initialize(options: options, channelCount: settings.channels, store: store)
         let status = LiveStatus(enabled: !noStatus && !diagnostics.quiet && isatty(STDERR_FILENO) == 1)
@@ -142,6 +154,15 @@ struct Record: AsyncParsableCommand {
                 at: startTime.date, using: source, eventListeners: [status.listener])
             Diagnostics.log.info("recording night \(id.uuidString) into \(MessageText.path(store.path))")
         }
+        // The wearable's readings, pushed in the order they are read (one task: the engine is an actor).
+        var follower: WearableFollower?
+        var pushing: Task<Void, Never>?
+        if let hr {
+            let (stream, continuation) = AsyncStream.makeStream(of: [WearMetrics].self)
+            pushing = Task { for await readings in stream { try? await engine.push(readings) } }
+            follower = try WearableFollower(path: hr, origin: startTime) { continuation.yield($0) }
+            follower?.onStop = { continuation.finish() }
+        }
         let nightOffset = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).utcOffsetSeconds }
             ?? startTime.utcOffsetSeconds
         let watchers = status.watch(engine: engine, offsetSeconds: nightOffset)
@@ -158,6 +179,12 @@ struct Record: AsyncParsableCommand {
         }
         let reason = await stop.wait()
         Diagnostics.log.info("stopping: \(reason)")
+        if let follower, let hr {
+            let (readings, bad) = follower.stop()
+            await pushing?.value
+            Diagnostics.log.info("\(MessageText.path(hr)): \(readings) wearable readings")
+            if bad > 0 { Diagnostics.log.warning("\(MessageText.path(hr)): \(bad) lines could not be read and were skipped") }
+        }
         let result = try await engine.stopAnalysis()
         status.finish()
         ended.cancel()

@@ -193,6 +193,62 @@ import Testing
         }
     }
 
+    /// `record --hr` follows a wearable's JSON lines; with `--wearable-key` its readings are journaled encrypted, a
+    /// killed night cannot be resumed (or read) without the key, and with it the night's heart session is whole.
+    @Test func wearableReadingsAreFollowedAndEncryptedAtRest() throws {
+        let store = storePath("wear.sqlite")
+        let key = temp.path("wear.key"), wrong = temp.path("wrong.key")
+        try Data((String(repeating: "ab", count: 32) + "\n").utf8).write(to: URL(fileURLWithPath: key))
+        try Data(String(repeating: "cd", count: 32).utf8).write(to: URL(fileURLWithPath: wrong))
+        // 9 minutes of beats (Unix times from the night's start), as a Bluetooth bridge would have appended them.
+        var t = 0.0, lines = "", beat = 0
+        while t < 540 {
+            let rr = beat % 2 == 0 ? 960.0 : 1040.0
+            beat += 1
+            t += rr / 1000
+            lines += "{\"timestamp\": \(Self.startDate.timeIntervalSince1970 + t), \"deviceId\": \"strap\", \"rrIntervals\": [\(rr)]}\n"
+        }
+        let hr = temp.path("hr.jsonl")
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: hr))
+        let data = try Self.rawNight(times: 3)          // 9 minutes
+        let args = ["record"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", Self.start, "--hr", hr,
+                                                "--wearable-key", key]
+        let first = try Recorder(args)
+        let fed = first.feed(data, pace: 30) { $0 >= 32_000 * 200 }       // 200 s, then kill -9
+        #expect(fed >= 32_000 * 200)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(first.process.processIdentifier, SIGKILL)
+        first.closeInput()
+        #expect(first.wait().reason == .uncaughtSignal)
+        let s = try NightStore(path: store)
+        let night = try #require(try s.nights().last)
+        let journal = try s.journal(of: night.id).reduce(Data()) { $0 + $1.records }
+        #expect(journal.count > 0)
+        #expect(!String(decoding: journal, as: UTF8.self).contains("heartRate"))
+        #expect(String(decoding: journal, as: UTF8.self).contains("sealed"))
+        // Without the key (or with another) the night is not resumed; nothing is changed.
+        for extra in [[String](), ["--wearable-key", wrong]] {
+            let r = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--hr", hr] + extra,
+                                        stdin: Data())
+            #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+            #expect(r.stderr.contains("key"), "\(r.stderr)")
+        }
+        #expect(try NightStore(path: store).nights().last?.state == .interrupted)
+        let resumed = try Recorder(["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json",
+                                    "--start", ISO8601Time(date: Self.startDate.addingTimeInterval(Double(fed) / 32_000),
+                                                           utcOffsetSeconds: 3600).description,
+                                    "--hr", hr, "--wearable-key", key])
+        resumed.feed(Data(data[fed...]), pace: nil)
+        resumed.closeInput()
+        let r = resumed.wait()
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let summary = try #require((json["heart"] as? [String: Any])?["summary"] as? [String: Any])
+        // Every beat of the night once: those journaled before the kill and those read again after it are not doubled.
+        #expect(abs((summary["rmssd_ms"] as? Double ?? 0) - 80) < 1, "\(summary)")
+        #expect(abs(Double(summary["sample_count"] as? Int ?? 0) - 540) < 15, "\(summary)")
+    }
+
     /// Events, breathing rates and stages outside the windows around the interruptions equal those of the same
     /// audio analysed without interruption.
     private func compareWithUninterrupted(_ json: [String: Any], windows: [(Double, Double)]) throws {

@@ -141,7 +141,7 @@ public actor SleepAnalysisEngine {
                 analysisChannels: max(1, format.analysisChannelCount), frameLength: options.frameLength,
                 hopLength: options.hopLength, eventDetection: options.eventDetection, alarm: options.alarm,
                 useAccelerometer: config.useAccelerometer, recorderSettings: config.recorderSettings,
-                channelSeparation: pipeline.separation)
+                channelSeparation: pipeline.separation, wearableEncrypted: options.wearableKey != nil)
             try store.beginNight(id: id, startTime: date, utcOffsetSeconds: config.utcOffsetSeconds,
                                  source: Self.sourceJSON(name: source.name, format: format),
                                  header: try JSONEncoder().encode(header))
@@ -189,7 +189,12 @@ public actor SleepAnalysisEngine {
         }
         let chunks = try store.journal(of: stored.id)
         let decoder = JSONDecoder()
-        let records = try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) }
+        if header.wearableEncrypted == true && options.wearableKey == nil {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("night \(stored.id.uuidString)'s wearable readings "
+                + "are encrypted: resuming it needs their key (--wearable-key)")
+        }
+        let records = try WearableSealing.open(try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) },
+                                               key: options.wearableKey).records
         let replay = NightReplay(records: records, position: chunks.last?.position ?? 0)
         var nightOptions = options
         nightOptions.frameLength = header.frameLength
@@ -222,6 +227,14 @@ public actor SleepAnalysisEngine {
                                                              bpm: bpm, rrMs: rrIntervalMs))])
     }
 
+    /// Pushes a wearable's readings (`WearMetrics`, from any device) into the running session: their heart rate and
+    /// RR intervals go to the heart session (and through it to staging); other metrics are not used yet.
+    public func push(_ readings: [WearMetrics]) throws {
+        guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
+        let samples = WearMetrics.heartRateSamples(readings, start: clock.start)
+        if !samples.isEmpty { session.push(sideInputs: samples.map { .heartRate($0) }) }
+    }
+
     /// Pushes an accelerometer activity sample taken at `date` into the running session (needs `useAccelerometer`).
     public func push(motion activity: Double, at date: Date) throws {
         guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
@@ -244,7 +257,8 @@ public actor SleepAnalysisEngine {
                                nextSequence: Int64) {
         guard let store else { return }
         let writer = JournalWriter(store: store, night: night, clockStart: start, nextSequence: nextSequence)
-        let recorder = JournalRecorder(writer: writer, start: position, clipsDirectory: pipeline.options.clips?.directory)
+        let recorder = JournalRecorder(writer: writer, start: position, clipsDirectory: pipeline.options.clips?.directory,
+                                       wearableKey: pipeline.options.wearableKey)
         pipeline.observe { recorder.observe($0) }
         journal = writer
         recorderLock?.recording(night)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SleepCycleBus
 import ChannelSeparation
@@ -21,6 +22,9 @@ public enum JournalRecord: Codable, Sendable {
     case alarm(AlarmFired)
     /// An audio clip written or given up (the result's `"clip"` keys, and the clips index of the store).
     case clip(AudioClipReady)
+    /// A wearable reading (`.heartRate`, `.motion`) encrypted at rest with the night's wearable key
+    /// (`WearableSealing`); opened before it is replayed.
+    case sealed(Data)
 
     /// The record of a bus event, or nil for events the journal leaves out.
     init?(_ event: AnalysisEvent) {
@@ -52,8 +56,50 @@ public enum JournalRecord: Codable, Sendable {
         case .heartRate(let h): .heartRate(h)
         case .motion(let m): .motion(m)
         case .clip(let c): .clip(c)
-        case .alarm: nil
+        case .alarm, .sealed: nil
         }
+    }
+}
+
+/// Wearable readings encrypted at rest in a night's journal: each `.heartRate` / `.motion` record becomes `.sealed`,
+/// its JSON encrypted with AES-256-GCM (12-byte random nonce, ciphertext, 16-byte tag; the 8 bytes `SCWEARv1` are
+/// authenticated as additional data). The key is the same kind of file as the clips key (`ClipKey`: 32 raw bytes or
+/// 64 hexadecimal digits); without it a resumed night cannot rebuild its heart session, so resuming asks for it.
+public enum WearableSealing {
+    static let header = Data("SCWEARv1".utf8)
+
+    /// The record as it is journaled: wearable readings sealed, everything else as it is.
+    static func seal(_ record: JournalRecord, key: ClipKey, encoder: JSONEncoder) -> JournalRecord {
+        switch record {
+        case .heartRate, .motion:
+            guard let plain = try? encoder.encode(record),
+                  let box = try? AES.GCM.seal(plain, using: key.symmetricKey, authenticating: header),
+                  let combined = box.combined else { return record }
+            return .sealed(combined)
+        default:
+            return record
+        }
+    }
+
+    /// A journal's records with the sealed ones opened. Without a key they are left out and counted; with a key that
+    /// does not open them, an error (a wrong key must not pass for a night without readings).
+    public static func open(_ records: [JournalRecord], key: ClipKey?) throws -> (records: [JournalRecord], unread: Int) {
+        guard records.contains(where: { if case .sealed = $0 { true } else { false } }) else { return (records, 0) }
+        var out: [JournalRecord] = [], unread = 0
+        out.reserveCapacity(records.count)
+        let decoder = JSONDecoder()
+        for record in records {
+            guard case .sealed(let data) = record else { out.append(record); continue }
+            guard let key else { unread += 1; continue }
+            do {
+                let plain = try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key.symmetricKey, authenticating: header)
+                out.append(try decoder.decode(JournalRecord.self, from: plain))
+            } catch {
+                throw SleepAnalysisEngineError.unsupportedConfiguration(
+                    "the wearable key does not open this night's readings (wrong key, or the journal was altered)")
+            }
+        }
+        return (out, unread)
     }
 }
 
@@ -77,6 +123,8 @@ public struct NightHeader: Codable, Sendable, Hashable {
     public var recorderSettings: [String: String]
     /// Two sleepers: how the channels were separated (nil: one session).
     public var channelSeparation: ChannelSeparationConfig? = nil
+    /// Whether the journal's wearable readings are encrypted (`WearableSealing`); nil in nights recorded before.
+    public var wearableEncrypted: Bool? = nil
 }
 
 /// An interrupted night's journal, ready to replay: its records in order and where its timeline had got to.

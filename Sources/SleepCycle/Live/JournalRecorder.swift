@@ -12,6 +12,8 @@ final class JournalRecorder {
     private let clipsDirectory: String?
     private var clipFiles: [String] = []
     private var lastCut: SampleTime
+    /// Seals the wearable readings (`WearableSealing`) when set.
+    private let wearableKey: ClipKey?
     private var ended = false
     private let encoder: JSONEncoder = {
         let e = JSONEncoder()
@@ -21,15 +23,19 @@ final class JournalRecorder {
 
     /// - Parameter chunkSeconds: audio per chunk; the journal is at most this far behind the analysis, plus the
     ///   writer's commit (the contract: a crash loses at most the last 2 s).
-    init(writer: JournalWriter, start: SampleTime, clipsDirectory: String? = nil, chunkSeconds: Double = 0.5) {
+    init(writer: JournalWriter, start: SampleTime, clipsDirectory: String? = nil, wearableKey: ClipKey? = nil,
+         chunkSeconds: Double = 0.5) {
         self.writer = writer
+        self.wearableKey = wearableKey
         self.clipsDirectory = clipsDirectory
         self.lastCut = start
         self.chunkSamples = AnalysisClock.samples(seconds: chunkSeconds)
     }
 
     func observe(_ event: AnalysisEvent) {
-        if let record = JournalRecord(event) { records.append(record) }
+        if let record = JournalRecord(event) {
+            records.append(wearableKey.map { WearableSealing.seal(record, key: $0, encoder: encoder) } ?? record)
+        }
         if case .clip(let c) = event, c.status == .written, let path = c.path, let clipsDirectory {
             clipFiles.append(URL(fileURLWithPath: clipsDirectory).appendingPathComponent(path).standardizedFileURL.path)
         }

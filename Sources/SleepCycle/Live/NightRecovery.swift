@@ -1,38 +1,44 @@
 import Foundation
 import SleepCycleBus
 import SleepCycleStore
+import AudioClips
 
 extension NightStore {
     /// A stored night's result: the stored one for a complete night; for a night being recorded or interrupted,
     /// the result of its journal so far (replayed into a pipeline that then ends where the journal ends: the
-    /// whole-night staging pass and the statistics over the audio analysed until then).
-    public func analysisResult(of night: StoredNight) throws -> AnalysisResult {
+    /// whole-night staging pass and the statistics over the audio analysed until then). `wearableKey` opens the
+    /// journal's encrypted wearable readings; without it they are left out, with a warning.
+    public func analysisResult(of night: StoredNight, wearableKey: ClipKey? = nil) throws -> AnalysisResult {
         if night.state == .complete, let data = try result(of: night.id) {
             return try JSONDecoder().decode(AnalysisResult.self, from: data)
         }
-        return try replayed(night).result
+        return try replayed(night, wearableKey: wearableKey).result
     }
 
     /// A stored night's result as `sessions show` prints it: one session, or for a two-sleeper night a session per
     /// sleeper (`SeparatedAnalysisResult`).
-    public func nightResult(of night: StoredNight) throws -> NightResult {
+    public func nightResult(of night: StoredNight, wearableKey: ClipKey? = nil) throws -> NightResult {
         let header = try JSONDecoder().decode(NightHeader.self, from: night.header)
-        guard let separation = header.channelSeparation else { return .one(try analysisResult(of: night)) }
+        guard let separation = header.channelSeparation else {
+            return .one(try analysisResult(of: night, wearableKey: wearableKey))
+        }
         if night.state == .complete, let data = try result(of: night.id) {
             return .two(try SeparatedAnalysisResult(json: data, config: separation))
         }
-        let (result, pipeline) = try replayed(night)
+        let (result, pipeline) = try replayed(night, wearableKey: wearableKey)
         return .two(pipeline.separatedResult(from: result)!)
     }
 
     /// The journal of a night being recorded or interrupted, replayed into the pipeline it ran, which then ends where
     /// the journal ends.
-    private func replayed(_ night: StoredNight) throws -> (result: AnalysisResult, pipeline: AnalysisPipeline) {
+    private func replayed(_ night: StoredNight, wearableKey: ClipKey?) throws
+        -> (result: AnalysisResult, pipeline: AnalysisPipeline) {
         let header = try JSONDecoder().decode(NightHeader.self, from: night.header)
         let chunks = try journal(of: night.id)
         let decoder = JSONDecoder()
-        let replay = NightReplay(records: try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) },
-                                 position: chunks.last?.position ?? 0)
+        let (records, unread) = try WearableSealing.open(
+            try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) }, key: wearableKey)
+        let replay = NightReplay(records: records, position: chunks.last?.position ?? 0)
         var options = PipelineOptions()
         options.frameLength = header.frameLength
         options.hopLength = header.hopLength
@@ -47,6 +53,10 @@ extension NightStore {
                                             resuming: replay)
         var result = pipeline.finish()
         result.utcOffsetSeconds = header.utcOffsetSeconds
+        if unread > 0 {
+            result.warnings.append(AnalysisWarning(.wearableEncrypted, "\(unread) wearable readings of this night are "
+                + "encrypted and were left out (give their key: --wearable-key)"))
+        }
         return (result, pipeline)
     }
 }

@@ -33,6 +33,9 @@ public struct PipelineOptions: Sendable {
     public var channelSeparation: ChannelSeparationConfig?
     /// Sound-event detection on (default). Off only to measure what detection costs (`analyze --no-detection`).
     public var eventDetection = true
+    /// Encrypts the wearable readings a live night journals into the store (`WearableSealing`); needed again to
+    /// resume the night.
+    public var wearableKey: ClipKey?
 
     public init() {}
     public static let `default` = PipelineOptions()
