@@ -29,7 +29,8 @@ public enum ArtefactCorrection {
     /// * **ectopic beat:** it is shorter than 0.8·M, the next is longer than 1.15·M, and their sum is within 20 % of
     ///   2·M: both become their mean (a premature beat and its compensatory pause);
     /// * **missed beat:** it is k = round(RR / M) ≥ 2 times M within 20 %: split in k equal intervals;
-    /// * **long/short:** anything else more than 35 % from M: replaced by M.
+    /// * **long/short:** anything else more than 35 % from M and more than 25 % of M from both of its neighbours (an
+    ///   isolated interval, not a gradual excursion): replaced by M.
     public static func correct(_ rr: [Double]) -> (nn: [Double], counts: ArtefactCounts) {
         var counts = ArtefactCounts()
         guard rr.count >= 2 * halfWindow + 1 else { return (rr, counts) }
@@ -54,7 +55,10 @@ public enum ArtefactCorrection {
                 for _ in 0..<Int(k) { out.append(x / k) }
                 counts.missed += 1; i += 1; continue
             }
-            if abs(x - m) > 0.35 * m {
+            // An isolated interval far from the median and from both neighbours (a gradual excursion over several
+            // beats is physiology, not an artefact).
+            let previous = i > 0 ? rr[i - 1] : m, following = next ?? m
+            if abs(x - m) > 0.35 * m && abs(x - previous) > 0.25 * m && abs(x - following) > 0.25 * m {
                 out.append(m); counts.outliers += 1; i += 1; continue
             }
             out.append(x)

@@ -24,12 +24,15 @@ public struct SessionConfig: Sendable, Hashable, Codable {
     public var profile: ComputeProfile
     /// Also emit `biosignal_frame`s with the raw samples.
     public var includeRaw: Bool
-    public init(mode: SessionMode = .focus, profile: ComputeProfile = ComputeProfile(), includeRaw: Bool = false) {
-        self.mode = mode; self.profile = profile; self.includeRaw = includeRaw
+    /// Correct artefacts (`ArtefactCorrection`) before HRV; off, RR intervals are taken as NN intervals as they are.
+    public var correctsArtefacts: Bool
+    public init(mode: SessionMode = .focus, profile: ComputeProfile = ComputeProfile(), includeRaw: Bool = false,
+                correctsArtefacts: Bool = true) {
+        self.mode = mode; self.profile = profile; self.includeRaw = includeRaw; self.correctsArtefacts = correctsArtefacts
     }
 
-    /// From `{"mode": "focus", "windowSec": 60, "emitIntervalSec": 5, "rawEmitIntervalSec": 1, "includeRaw": false}`
-    /// (every key optional).
+    /// From `{"mode": "focus", "windowSec": 60, "emitIntervalSec": 5, "rawEmitIntervalSec": 1, "includeRaw": false,
+    /// "artifactCorrection": true}` (every key optional).
     public init(dictionary: [String: Any]) throws(SessionError) {
         self.init()
         for (key, value) in dictionary {
@@ -46,9 +49,9 @@ public struct SessionConfig: Sendable, Hashable, Codable {
                 case "emitIntervalSec": profile.emitIntervalSec = number
                 default: profile.rawEmitIntervalSec = number
                 }
-            case "includeRaw":
-                guard let flag = value as? Bool else { throw SessionError("includeRaw must be true or false") }
-                includeRaw = flag
+            case "includeRaw", "artifactCorrection":
+                guard let flag = value as? Bool else { throw SessionError("\(key) must be true or false") }
+                if key == "includeRaw" { includeRaw = flag } else { correctsArtefacts = flag }
             default:
                 throw SessionError("unknown session setting '\(key)'")
             }

@@ -65,7 +65,8 @@ public final class SessionEngine: @unchecked Sendable {
             self.provider = provider
             readerDone = nil
             providerError = nil
-            window = SessionWindow(profile: config.profile, includeRaw: config.includeRaw)
+            window = SessionWindow(profile: config.profile, includeRaw: config.includeRaw,
+                                   correctsArtefacts: config.correctsArtefacts)
             pendingStart = (config.mode, config.profile)
         }
         return sessionId

@@ -16,6 +16,7 @@ struct SessionWindow {
     /// When set, frames end at whole multiples of the emit interval on the clock (epoch boundaries) instead of every
     /// emit interval after the first reading.
     let alignsFrames: Bool
+    let correctsArtefacts: Bool
     private(set) var samples: [BiosignalSample] = []
     private(set) var startMs: Int64?
     private(set) var lastMs: Int64 = 0
@@ -29,8 +30,9 @@ struct SessionWindow {
     private var emitMs: Int64 { Int64((profile.emitIntervalSec * 1000).rounded()) }
     private var rawMs: Int64 { Int64((profile.rawEmitIntervalSec * 1000).rounded()) }
 
-    init(profile: ComputeProfile, includeRaw: Bool, alignsFrames: Bool = false) {
+    init(profile: ComputeProfile, includeRaw: Bool, alignsFrames: Bool = false, correctsArtefacts: Bool = true) {
         self.profile = profile; self.includeRaw = includeRaw; self.alignsFrames = alignsFrames
+        self.correctsArtefacts = correctsArtefacts
     }
 
     /// Adds a reading (after the frames due before it); readings must come in time order.
@@ -66,7 +68,8 @@ struct SessionWindow {
             out.append(.raw(Array(samples[rawFrom...]), startMs: nextRawMs - rawMs, endMs: lastMs))
             rawFrom = samples.count
         }
-        return (out, SessionMetrics(startMs: start, endMs: lastMs, values: .of(samples)))
+        let summary = HeartMetrics.of(samples, correctsArtefacts: correctsArtefacts)
+        return (out, SessionMetrics(startMs: start, endMs: lastMs, values: summary))
     }
 
     /// The first reading at or after index `from` later than `t` (readings are in time order): scans resume where
@@ -96,8 +99,10 @@ struct SessionWindow {
             frameFrom = lo
             let intervalStart = max(first, nextFrameMs - emitMs)
             let intervalLo = intervalStart == first ? lo : index(after: intervalStart, from: lo)
-            let metrics = SessionMetrics(startMs: start, endMs: nextFrameMs, values: .of(samples[lo..<hi]))
-            let intervalHr = intervalLo < hi ? HeartMetrics.of(samples[intervalLo..<hi]).hrMeanBpm : nil
+            let metrics = SessionMetrics(startMs: start, endMs: nextFrameMs,
+                                         values: .of(samples[lo..<hi], correctsArtefacts: correctsArtefacts))
+            let intervalHr = intervalLo < hi
+                ? HeartMetrics.of(samples[intervalLo..<hi], correctsArtefacts: correctsArtefacts).hrMeanBpm : nil
             out.append(.frame(metrics, intervalStartMs: intervalStart, intervalHrMeanBpm: intervalHr))
             nextFrameMs += emitMs
         }

@@ -175,12 +175,18 @@ public struct HeartMetrics: Sendable, Codable, Hashable {
     public var pnn50: Double?
     /// Baevsky's stress index (50-ms histogram).
     public var baevskySI: Double?
+    /// Low- (0.04–0.15 Hz) and high-frequency (0.15–0.4 Hz) power (ms²) and their ratio; nil under 2 minutes of beats.
+    public var lfMs2: Double?
+    public var hfMs2: Double?
+    public var lfHf: Double?
     /// Beats corrected as artefacts (missed, extra, ectopic, long/short).
     public var artifactCount: Int
     public init(sampleCount: Int = 0, hrMeanBpm: Double? = nil, hrSdnnMs: Double? = nil, rmssdMs: Double? = nil,
-                meanNNMs: Double? = nil, pnn50: Double? = nil, baevskySI: Double? = nil, artifactCount: Int = 0) {
+                meanNNMs: Double? = nil, pnn50: Double? = nil, baevskySI: Double? = nil, lfMs2: Double? = nil,
+                hfMs2: Double? = nil, lfHf: Double? = nil, artifactCount: Int = 0) {
         self.sampleCount = sampleCount; self.hrMeanBpm = hrMeanBpm; self.hrSdnnMs = hrSdnnMs; self.rmssdMs = rmssdMs
-        self.meanNNMs = meanNNMs; self.pnn50 = pnn50; self.baevskySI = baevskySI; self.artifactCount = artifactCount
+        self.meanNNMs = meanNNMs; self.pnn50 = pnn50; self.baevskySI = baevskySI
+        self.lfMs2 = lfMs2; self.hfMs2 = hfMs2; self.lfHf = lfHf; self.artifactCount = artifactCount
     }
 }
 

@@ -36,6 +36,10 @@ struct HRSession: ParsableCommand {
     @Flag(help: "Also print the raw readings (biosignal_frame), every second.")
     var includeRaw = false
 
+    @Flag(name: .customLong("no-artifact-correction"),
+          help: "Take the RR intervals as NN intervals as they are (to compare with a library run on the same series).")
+    var noArtifactCorrection = false
+
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, text }
     @Option(help: "json (JSON lines, default) or text (a table for people).")
     var format: Format = .json
@@ -49,7 +53,7 @@ struct HRSession: ParsableCommand {
         let engine = SessionEngine()
         var events: [SessionEvent] = []
         let config = SessionConfig(mode: mode, profile: ComputeProfile(windowSec: window, emitIntervalSec: emitInterval),
-                                   includeRaw: includeRaw && format == .json)
+                                   includeRaw: includeRaw && format == .json, correctsArtefacts: !noArtifactCorrection)
         let provider = ReplayBiosignalProvider(samples: WearMetrics.biosignalSamples(contents.readings))
         let lock = NSLock()
         let id = try engine.start(config: config, provider: provider) { e in lock.withLock { events.append(e) } }
@@ -96,6 +100,9 @@ struct HRSession: ParsableCommand {
             out.append("  heart rate   \(f(m.hrMeanBpm, 0)) bpm (SD of NN \(f(m.hrSdnnMs, 0)) ms)")
             out.append("  RMSSD        \(f(m.rmssdMs, 0)) ms, pNN50 \(f(m.pnn50, 0)) %, mean NN \(f(m.meanNNMs, 0)) ms")
             out.append("  stress index \(f(m.baevskySI, 0)) (Baevsky)")
+            if m.lfHf != nil {
+                out.append("  LF / HF      \(f(m.lfMs2, 0)) / \(f(m.hfMs2, 0)) ms², ratio \(f(m.lfHf, 0, 2))")
+            }
             if m.rmssdMs == nil {
                 out.append("  (HRV needs at least \(HRV.minimumIntervals) beat-to-beat RR intervals; "
                            + "heart-rate readings alone give only the mean)")

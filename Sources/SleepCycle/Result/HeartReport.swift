@@ -55,6 +55,9 @@ extension HeartReport {
         w.key("mean_nn_ms"); value(m.meanNNMs)
         w.key("pnn50"); value(m.pnn50)
         w.key("baevsky_si"); value(m.baevskySI)
+        w.key("lf_ms2"); value(m.lfMs2)
+        w.key("hf_ms2"); value(m.hfMs2)
+        w.key("lf_hf"); value(m.lfHf)
         w.key("artifact_count"); w.int(m.artifactCount)
     }
 }
@@ -86,17 +89,20 @@ struct HeartJSON: Codable {
         var sample_count: Int
         var start_ms: Int?, end_ms: Int?
         var mean_nn_ms: Double?, pnn50: Double?, baevsky_si: Double?
+        var lf_ms2: Double?, hf_ms2: Double?, lf_hf: Double?
         var artifact_count: Int
 
         init(_ m: HeartMetrics, span: (Int, Int)?) {
             func r(_ x: Double?) -> Double? { x.map { Double(AnalysisResult.fixed($0, 3)) ?? 0 } }
             hr_mean_bpm = r(m.hrMeanBpm); hr_sdnn_ms = r(m.hrSdnnMs); rmssd_ms = r(m.rmssdMs)
             sample_count = m.sampleCount; start_ms = span?.0; end_ms = span?.1
-            mean_nn_ms = r(m.meanNNMs); pnn50 = r(m.pnn50); baevsky_si = r(m.baevskySI); artifact_count = m.artifactCount
+            mean_nn_ms = r(m.meanNNMs); pnn50 = r(m.pnn50); baevsky_si = r(m.baevskySI)
+            lf_ms2 = r(m.lfMs2); hf_ms2 = r(m.hfMs2); lf_hf = r(m.lfHf); artifact_count = m.artifactCount
         }
         var metrics: HeartMetrics {
             HeartMetrics(sampleCount: sample_count, hrMeanBpm: hr_mean_bpm, hrSdnnMs: hr_sdnn_ms, rmssdMs: rmssd_ms,
-                         meanNNMs: mean_nn_ms, pnn50: pnn50, baevskySI: baevsky_si, artifactCount: artifact_count)
+                         meanNNMs: mean_nn_ms, pnn50: pnn50, baevskySI: baevsky_si, lfMs2: lf_ms2, hfMs2: hf_ms2,
+                         lfHf: lf_hf, artifactCount: artifact_count)
         }
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -109,6 +115,9 @@ struct HeartJSON: Codable {
             try c.encode(mean_nn_ms, forKey: .mean_nn_ms)
             try c.encode(pnn50, forKey: .pnn50)
             try c.encode(baevsky_si, forKey: .baevsky_si)
+            try c.encode(lf_ms2, forKey: .lf_ms2)
+            try c.encode(hf_ms2, forKey: .hf_ms2)
+            try c.encode(lf_hf, forKey: .lf_hf)
             try c.encode(artifact_count, forKey: .artifact_count)
         }
     }
