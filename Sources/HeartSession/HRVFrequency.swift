@@ -75,25 +75,63 @@ extension HRV {
         let window = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n)) }
         let scale = 1 / (fs * window.reduce(0) { $0 + $1 * $1 })
         let bins = min(nfft / 2, Int((maximumFrequency * Double(nfft) / fs).rounded(.up)))
-        let twiddle = (0..<nfft).map { (cos(2 * Double.pi * Double($0) / Double(nfft)), sin(2 * Double.pi * Double($0) / Double(nfft))) }
+        let basis = DFTBasis.shared(length: n, nfft: nfft, bins: bins)
         var psd = [Double](repeating: 0, count: bins + 1)
         var w = [Double](repeating: 0, count: n)
         for s in 0..<segments {
             let start = s * step
             let mean = x[start..<(start + n)].reduce(0, +) / Double(n)
             for i in 0..<n { w[i] = (x[start + i] - mean) * window[i] }
-            for k in 0...bins {
-                var re = 0.0, im = 0.0
-                for i in 0..<n {
-                    let t = twiddle[(k * i) % nfft]
-                    re += w[i] * t.0
-                    im -= w[i] * t.1
+            w.withUnsafeBufferPointer { w in
+                basis.cos.withUnsafeBufferPointer { c in
+                    basis.sin.withUnsafeBufferPointer { sn in
+                        for k in 0...bins {
+                            var re = 0.0, im = 0.0
+                            let row = k * n
+                            for i in 0..<n {
+                                re += w[i] * c[row + i]
+                                im -= w[i] * sn[row + i]
+                            }
+                            let onesided = (k == 0 || (k == nfft / 2)) ? 1.0 : 2.0
+                            psd[k] += onesided * scale * (re * re + im * im)
+                        }
+                    }
                 }
-                let onesided = (k == 0 || (k == nfft / 2)) ? 1.0 : 2.0
-                psd[k] += onesided * scale * (re * re + im * im)
             }
         }
         for k in psd.indices { psd[k] /= Double(segments) }
         return ((0...bins).map { Double($0) * fs / Double(nfft) }, psd)
+    }
+}
+
+/// The DFT's cosines and sines at bins 0...`bins` of an `nfft`-point transform for the `length` samples of a segment,
+/// row by row (cos(2π·((k·i) mod nfft)/nfft)): computed once per shape and shared, so that a night's frames each cost
+/// only their dot products.
+final class DFTBasis: @unchecked Sendable {
+    let cos: [Double]
+    let sin: [Double]
+
+    private init(length: Int, nfft: Int, bins: Int) {
+        var c = [Double](repeating: 0, count: (bins + 1) * length), s = c
+        for k in 0...bins {
+            for i in 0..<length {
+                let angle = 2 * Double.pi * Double((k * i) % nfft) / Double(nfft)
+                c[k * length + i] = Foundation.cos(angle)
+                s[k * length + i] = Foundation.sin(angle)
+            }
+        }
+        cos = c; sin = s
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [[Int]: DFTBasis] = [:]
+
+    static func shared(length: Int, nfft: Int, bins: Int) -> DFTBasis {
+        lock.withLock {
+            if let b = cache[[length, nfft, bins]] { return b }
+            let b = DFTBasis(length: length, nfft: nfft, bins: bins)
+            cache[[length, nfft, bins]] = b
+            return b
+        }
     }
 }

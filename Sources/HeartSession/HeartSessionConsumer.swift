@@ -15,6 +15,9 @@ public struct HeartSessionConsumer: AnalysisConsumer {
     /// A night's frames: HRV over the last 5 minutes (the Task Force's short-term recording), every 30-s epoch.
     public static let nightProfile = ComputeProfile(windowSec: 300, emitIntervalSec: 30)
 
+    /// Frames ending on whole 5 minutes (the ones a night's result keeps) carry LF/HF; the others leave it null.
+    public static let spectrumEveryMs: Int64 = 300_000
+
     public private(set) var state = State.running
     /// Readings refused because they came earlier than one already taken (a live push too late), or before the
     /// session's start.
@@ -25,7 +28,8 @@ public struct HeartSessionConsumer: AnalysisConsumer {
 
     public init(profile: ComputeProfile = nightProfile, latenessSec: Double = 10) throws(SessionError) {
         if let problem = SessionConfig(profile: profile).problem { throw SessionError(problem) }
-        window = SessionWindow(profile: profile, includeRaw: false, alignsFrames: true)
+        window = SessionWindow(profile: profile, includeRaw: false, alignsFrames: true,
+                               spectrumEveryMs: Self.spectrumEveryMs)
         latenessMs = Int64(latenessSec * 1000)
     }
 
@@ -34,20 +38,31 @@ public struct HeartSessionConsumer: AnalysisConsumer {
         switch event {
         case .heartRate(let s):
             guard s.time >= 0 else { refusedReadings += 1; return [] }
-            let reading = BiosignalSample(timestampMs: Int64(s.time / Self.samplesPerMs), hrBpm: s.bpm,
+            let reading = BiosignalSample(timestampMs: Self.ms(s.time), hrBpm: s.bpm,
                                           rrMs: s.rrMs.map { [$0] } ?? [])
-            do { return publish(try window.add(reading)) } catch { refusedReadings += 1; return [] }
+            // The window is changed before anything reads `self` again (`Self.publish` is static): a method of `self`
+            // called around the change would copy the consumer, and with it every reading of the night.
+            do {
+                let outputs = try window.add(reading)
+                return Self.publish(outputs)
+            } catch {
+                refusedReadings += 1
+                return []
+            }
         case .audio(let block):
-            return publish(window.advance(to: ms(block.end) - latenessMs))
+            let outputs = window.advance(to: Self.ms(block.end) - latenessMs)
+            return Self.publish(outputs)
         case .gap(let gap):
-            return publish(window.advance(to: ms(gap.start + gap.length) - latenessMs))
+            let outputs = window.advance(to: Self.ms(gap.start + gap.length) - latenessMs)
+            return Self.publish(outputs)
         case .sessionEnding(let end):
             state = .finished
-            let (outputs, summary) = window.finish(end: ms(end))
-            var out = publish(outputs)
+            let (outputs, summary) = window.finish(end: Self.ms(end))
+            var out = Self.publish(outputs)
             if let summary, summary.sampleCount > 0 {
-                out.append(.heartSummary(HeartFrame(start: time(summary.startMs), end: time(summary.endMs),
-                                                    intervalStart: time(summary.startMs), intervalHrMeanBpm: summary.hrMeanBpm,
+                out.append(.heartSummary(HeartFrame(start: Self.time(summary.startMs), end: Self.time(summary.endMs),
+                                                    intervalStart: Self.time(summary.startMs),
+                                                    intervalHrMeanBpm: summary.hrMeanBpm,
                                                     metrics: summary.values)))
             }
             return out
@@ -56,10 +71,10 @@ public struct HeartSessionConsumer: AnalysisConsumer {
         }
     }
 
-    private func ms(_ t: SampleTime) -> Int64 { Int64(t / Self.samplesPerMs) }
-    private func time(_ ms: Int64) -> SampleTime { SampleTime(ms) * Self.samplesPerMs }
+    private static func ms(_ t: SampleTime) -> Int64 { Int64(t / samplesPerMs) }
+    private static func time(_ ms: Int64) -> SampleTime { SampleTime(ms) * samplesPerMs }
 
-    private func publish(_ outputs: [SessionWindow.Output]) -> [AnalysisEvent] {
+    private static func publish(_ outputs: [SessionWindow.Output]) -> [AnalysisEvent] {
         outputs.compactMap { output in
             guard case .frame(let m, let intervalStart, let intervalHr) = output, m.sampleCount > 0 else { return nil }
             return .heartFrame(HeartFrame(start: time(m.startMs), end: time(m.endMs), intervalStart: time(intervalStart),

@@ -76,14 +76,14 @@ public final class SessionEngine: @unchecked Sendable {
     /// A reading. Readings must come in time order; an earlier one is refused.
     public func push(_ sample: BiosignalSample) throws(SessionError) {
         let (events, callback) = try locked { () throws(SessionError) -> ([SessionEvent], ((SessionEvent) -> Void)?) in
-            guard let id = sessionId, var w = window else { throw SessionError("no session is running") }
+            guard let id = sessionId, window != nil else { throw SessionError("no session is running") }
             var out: [SessionEvent] = []
             if let (mode, profile) = pendingStart {
                 out.append(.started(sessionId: id, mode: mode, profile: profile, startMs: sample.timestampMs))
                 pendingStart = nil
             }
-            out += try w.add(sample).map { Self.event($0, id: id) }
-            window = w
+            // In place (`window!`): a copy of the window would copy every reading so far, at every reading.
+            out += try window!.add(sample).map { Self.event($0, id: id) }
             return (out, self.callback)
         }
         for e in events { callback?(e) }

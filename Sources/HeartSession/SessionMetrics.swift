@@ -40,19 +40,20 @@ extension HeartMetrics {
 
     /// The metrics of a span's readings: with RR intervals, artefact correction (`ArtefactCorrection`) then the
     /// heart rate of the NN intervals and their time-domain HRV; with heart-rate readings only, their mean.
-    public static func of<S: Sequence<BiosignalSample>>(_ samples: S, correctsArtefacts: Bool = true) -> HeartMetrics {
+    public static func of<S: Sequence<BiosignalSample>>(_ samples: S, correctsArtefacts: Bool = true,
+                                                        spectrum: Bool = true) -> HeartMetrics {
         var rr: [Double] = [], hr: [Double] = []
         for s in samples {
             rr += s.rrMs
             if let bpm = s.hrBpm { hr.append(bpm) }
         }
-        return of(rr: rr, hr: hr, correctsArtefacts: correctsArtefacts)
+        return of(rr: rr, hr: hr, correctsArtefacts: correctsArtefacts, spectrum: spectrum)
     }
 
     /// The metrics of RR intervals (ms, in beat order) or, without any, of heart-rate readings (bpm). Without
     /// `correctsArtefacts` the RR intervals are taken as NN intervals as they are (to compare with a library run on
-    /// the same series).
-    public static func of(rr: [Double], hr: [Double], correctsArtefacts: Bool = true) -> HeartMetrics {
+    /// the same series). Without `spectrum` the frequency domain is left out (null).
+    public static func of(rr: [Double], hr: [Double], correctsArtefacts: Bool = true, spectrum: Bool = true) -> HeartMetrics {
         var m = HeartMetrics()
         if rr.isEmpty {
             m.sampleCount = hr.count
@@ -66,7 +67,7 @@ extension HeartMetrics {
         if let h = HRV.timeDomain(nn) {
             m.hrSdnnMs = h.sdnn; m.rmssdMs = h.rmssd; m.meanNNMs = h.meanNN; m.pnn50 = h.pnn50; m.baevskySI = h.baevskySI
         }
-        if let f = HRV.frequencyDomain(nn) { m.lfMs2 = f.lf; m.hfMs2 = f.hf; m.lfHf = f.lfHfRatio.isFinite ? f.lfHfRatio : nil }
+        if spectrum, let f = HRV.frequencyDomain(nn) { m.lfMs2 = f.lf; m.hfMs2 = f.hf; m.lfHf = f.lfHfRatio.isFinite ? f.lfHfRatio : nil }
         return m
     }
 }

@@ -17,6 +17,9 @@ struct SessionWindow {
     /// emit interval after the first reading.
     let alignsFrames: Bool
     let correctsArtefacts: Bool
+    /// When set, only frames ending on a multiple of it (ms) carry the frequency domain (the Welch spectrum is most of
+    /// a frame's cost; a night keeps LF/HF every 5 minutes, not every epoch).
+    let spectrumEveryMs: Int64?
     private(set) var samples: [BiosignalSample] = []
     private(set) var startMs: Int64?
     private(set) var lastMs: Int64 = 0
@@ -30,9 +33,10 @@ struct SessionWindow {
     private var emitMs: Int64 { Int64((profile.emitIntervalSec * 1000).rounded()) }
     private var rawMs: Int64 { Int64((profile.rawEmitIntervalSec * 1000).rounded()) }
 
-    init(profile: ComputeProfile, includeRaw: Bool, alignsFrames: Bool = false, correctsArtefacts: Bool = true) {
+    init(profile: ComputeProfile, includeRaw: Bool, alignsFrames: Bool = false, correctsArtefacts: Bool = true,
+         spectrumEveryMs: Int64? = nil) {
         self.profile = profile; self.includeRaw = includeRaw; self.alignsFrames = alignsFrames
-        self.correctsArtefacts = correctsArtefacts
+        self.correctsArtefacts = correctsArtefacts; self.spectrumEveryMs = spectrumEveryMs
     }
 
     /// Adds a reading (after the frames due before it); readings must come in time order.
@@ -99,10 +103,11 @@ struct SessionWindow {
             frameFrom = lo
             let intervalStart = max(first, nextFrameMs - emitMs)
             let intervalLo = intervalStart == first ? lo : index(after: intervalStart, from: lo)
+            let spectrum = spectrumEveryMs.map { nextFrameMs % $0 == 0 } ?? true
             let metrics = SessionMetrics(startMs: start, endMs: nextFrameMs,
-                                         values: .of(samples[lo..<hi], correctsArtefacts: correctsArtefacts))
+                                         values: .of(samples[lo..<hi], correctsArtefacts: correctsArtefacts, spectrum: spectrum))
             let intervalHr = intervalLo < hi
-                ? HeartMetrics.of(samples[intervalLo..<hi], correctsArtefacts: correctsArtefacts).hrMeanBpm : nil
+                ? HeartMetrics.of(samples[intervalLo..<hi], correctsArtefacts: correctsArtefacts, spectrum: false).hrMeanBpm : nil
             out.append(.frame(metrics, intervalStartMs: intervalStart, intervalHrMeanBpm: intervalHr))
             nextFrameMs += emitMs
         }

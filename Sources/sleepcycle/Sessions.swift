@@ -82,18 +82,24 @@ extension Sessions {
         @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
                 completion: .file())
         var output: String?
+        @Option(help: ArgumentHelp("The key of a night whose wearable readings were encrypted (record "
+                                   + "--wearable-key); needed only for a night being recorded or interrupted.",
+                                   valueName: "path"), completion: .file())
+        var wearableKey: String?
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var diagnostics: DiagnosticOptions
 
         func run() throws {
             diagnostics.bootstrap()
-            try Self.print(id: id, format: format, output: output, store: storeOptions)
+            try Self.print(id: id, format: format, output: output, store: storeOptions, wearableKey: wearableKey)
         }
 
-        static func print(id: String, format: Analyze.Format, output: String?, store: StoreOptions) throws {
+        static func print(id: String, format: Analyze.Format, output: String?, store: StoreOptions,
+                          wearableKey: String? = nil) throws {
             let destination = try OutputTarget.resolve(output, inputs: [store.path])
+            let key = try wearableKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
             let (nights, night) = try store.night(id)
-            let result = try nights.nightResult(of: night)
+            let result = try nights.nightResult(of: night, wearableKey: key)
             try destination.write(format == .json ? result.jsonString() : result.textSummary())
         }
     }

@@ -35,7 +35,11 @@ struct HeartSessionConsumerTests {
         #expect(frames[20].end - frames[20].start == Self.s(300) && frames[20].intervalStart == Self.s(600))
         let epoch = beats.filter { $0.timestampMs > 600_000 && $0.timestampMs <= 630_000 }
         #expect(abs(frames[20].intervalHrMeanBpm! - HeartMetrics.of(epoch).hrMeanBpm!) < 1e-9)
-        #expect(frames[20].metrics == HeartMetrics.of(beats.filter { $0.timestampMs > 330_000 && $0.timestampMs <= 630_000 }))
+        let window = beats.filter { $0.timestampMs > 330_000 && $0.timestampMs <= 630_000 }
+        #expect(frames[20].metrics == HeartMetrics.of(window, spectrum: false) && frames[20].metrics.lfHf == nil)
+        // Frames ending on whole 5 minutes carry LF/HF too.
+        let five = beats.filter { $0.timestampMs > 300_000 && $0.timestampMs <= 600_000 }
+        #expect(frames[19].metrics == HeartMetrics.of(five) && frames[19].metrics.lfHf != nil)
         guard case .heartSummary(let summary)? = out.last else { Issue.record("no summary"); return }
         #expect(summary.metrics == HeartMetrics.of(beats))
     }

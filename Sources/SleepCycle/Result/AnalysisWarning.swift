@@ -28,8 +28,6 @@ public struct AnalysisWarning: Sendable, Hashable, Codable, CustomStringConverti
         public static let clipsDropped = Code("clipsDropped")
         /// A stored night's wearable readings are encrypted and no key was given: its result lacks them.
         public static let wearableEncrypted = Code("wearableEncrypted")
-        /// Lines of a live wearable input (`record --hr`) that could not be read were skipped.
-        public static let wearableInput = Code("wearableInput")
     }
 
     public var code: Code

@@ -1,5 +1,6 @@
 import Foundation
 import SleepCycleBus
+import HeartSession
 
 /// A night's heart session (with a wearable: `analyze --hr`, `push(heartRate:…)`): the summary over the night and a
 /// frame every 5 minutes over the 5 minutes before it (the Task Force's short-term HRV). The result's `heart` key.
@@ -19,8 +20,8 @@ public struct HeartReport: Sendable, Hashable {
         self.start = start; self.end = end; self.summary = summary; self.frames = frames
     }
 
-    /// The frames the result keeps: those ending on a whole 5 minutes (non-overlapping windows).
-    static let frameInterval: SampleTime = 300 * SampleTime(AnalysisClock.sampleRate)
+    /// The frames the result keeps: those ending on a whole 5 minutes (non-overlapping windows; the ones with LF/HF).
+    static let frameInterval = SampleTime(HeartSessionConsumer.spectrumEveryMs) * SampleTime(AnalysisClock.sampleRate / 1000)
 }
 
 extension HeartReport {
