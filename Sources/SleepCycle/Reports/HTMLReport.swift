@@ -50,7 +50,7 @@ struct HTMLReportWriter {
     /// Heading level of the sections (2 on a one-sleeper page, 3 inside a sleeper's section).
     var level = 2
 
-    static let width = 1000.0, left = 70.0, right = 12.0
+    static let width = 1000.0, left = 84.0, right = 12.0
 
     init(result: AnalysisResult, id: String, options: HTMLReportOptions, level: Int = 2) {
         self.result = result; self.id = id; self.options = options; self.level = level
@@ -108,7 +108,9 @@ struct HTMLReportWriter {
             let d = Date(timeIntervalSince1970: t)
             let xv = HTMLPage.n(x(d))
             out += "<line class=\"grid\" x1=\"\(xv)\" x2=\"\(xv)\" y1=\"\(HTMLPage.n(top))\" y2=\"\(HTMLPage.n(top + height))\"/>"
-            out += "<text x=\"\(xv)\" y=\"\(HTMLPage.n(top + height + 14))\" text-anchor=\"middle\">"
+            // Labels at the ends lean inwards, clear of the value labels and of the edge.
+            let anchor = x(d) < Self.left + 20 ? "start" : x(d) > Self.width - Self.right - 20 ? "end" : "middle"
+            out += "<text x=\"\(xv)\" y=\"\(HTMLPage.n(top + height + 14))\" text-anchor=\"\(anchor)\">"
                 + "\(Self.clock(d, result, seconds: step < 60))</text>\n"
             t += step
         }
