@@ -128,11 +128,13 @@ final class ResultCollector {
             }
             lastEnd = e.end
         }
-        let loudness = Self.loudness(levels: levels.filter { mine($0.key) }.values.flatMap { $0 }, from: start, end: end)
+        // Channels in a fixed order, so that sums of power are the same in every run.
+        let channels = levels.keys.filter { mine($0) }.sorted { ($0?.rawValue ?? -1) < ($1?.rawValue ?? -1) }
+        let loudness = Self.loudness(levels: channels.flatMap { levels[$0]! }, from: start, end: end)
         let background = Self.median(loudness.map(\.levelDb))
         var eventLevels: [Int: Double] = [:]
-        for e in soundEvents {
-            if let level = Self.level(of: e, in: levels[e.channel] ?? levels.values.first ?? []) { eventLevels[e.id] = level }
+        for e in soundEvents where e.source == .audio {
+            if let level = Self.level(of: e, in: levels[e.channel] ?? []) { eventLevels[e.id] = level }
         }
         var audio = AudioStatistics()
         audio.healthIntervals = health.intervals(end: end).filter { mine($0.channel) && $0.end > start }.map {

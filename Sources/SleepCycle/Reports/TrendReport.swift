@@ -108,9 +108,10 @@ public enum TrendReport {
         let barWidth = max(1, slot * 0.7)
         let svgId = "trend-\(m.id)-chart"
         let known = values.compactMap { $0 }
-        let summary = known.isEmpty ? "No values." : String(format: "From %.1f to %.1f%@, mean %.1f%@.", known.min()!, known.max()!,
-                                                           m.unit.isEmpty ? "" : " " + m.unit,
-                                                           known.reduce(0, +) / Double(known.count), m.unit.isEmpty ? "" : " " + m.unit)
+        let unit = m.unit.isEmpty ? "" : " " + m.unit
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        let summary = known.isEmpty ? "No values."
+            : "From \(f(known.min()!)) to \(f(known.max()!))\(unit), mean \(f(known.reduce(0, +) / Double(known.count)))\(unit)."
         var out = "<figure>\n<svg id=\"\(svgId)\" class=\"chart trend\" viewBox=\"0 0 \(HTMLPage.n(width)) \(HTMLPage.n(height))\" "
             + "role=\"img\" aria-labelledby=\"\(svgId)-t \(svgId)-d\">\n<title id=\"\(svgId)-t\">\(m.title) per night</title>\n"
             + "<desc id=\"\(svgId)-d\">\(summary)</desc>\n"
