@@ -182,6 +182,26 @@ final class HTMLReportBrowserTests {
                   sessions: { ($0 as! [String: Any])["sessions"] as! [[String: Any]] }, name: "two-sleepers")
     }
 
+    /// The trends page of stored nights loads cleanly: laid out, no console message, no request.
+    @Test func trendsPage() throws {
+        let store = temp.path("nights.sqlite")
+        for day in 1...2 {
+            let r = try BuiltBinary.run(["record"] + RecordCommandTests.rawArgs
+                                            + ["--store", store, "--start", "2026-01-0\(day)T23:00:00+01:00", "--duration", "60s"],
+                                        stdin: try RecordCommandTests.rawNight())
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let page = temp.path("trends.html")
+        #expect(try BuiltBinary.run(["sessions", "report", "--store", store, "--output", page]).status == 0)
+        let netLog = temp.path("trends.netlog.json")
+        let dom = try Chromium.run(["--log-net-log=\(netLog)", "--dump-dom", URL(fileURLWithPath: page).absoluteString],
+                                   home: temp.path("home"))
+        #expect(Self.elements(dom.stdout, "id=\"self-check\"").first?["data-status"] == "ok")
+        #expect(Self.elements(dom.stdout, "class=\"bar\"").count == 2 * 7)   // a bar per night and measure
+        #expect(Chromium.consoleMessages(dom.stderr).isEmpty, "console: \(Chromium.consoleMessages(dom.stderr))")
+        #expect(Chromium.pageRequests(netLog: try String(contentsOfFile: netLog, encoding: .utf8)).isEmpty)
+    }
+
     /// The check fails when the page is broken: a step moved off its time, a request to the network.
     @Test func theChecksCatchABrokenPage() throws {
         let htmlPath = temp.path("night.html")

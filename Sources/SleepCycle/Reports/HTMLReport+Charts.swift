@@ -74,8 +74,10 @@ extension HTMLReportWriter {
         out += "<ul class=\"legend\" aria-hidden=\"true\">" + rows.map {
             "<li><span class=\"ev-\($0.rawValue)\" style=\"background:var(--\($0.rawValue))\"></span>\($0.rawValue)</li>"
         }.joined() + "</ul>\n"
+        // With clip links inside, a group (an image's children are hidden from assistive technology).
+        let role = events.contains { $0.clip != nil } ? "group" : "img"
         out += "<figure>\n<svg id=\"\(svgId)\" class=\"chart timeline\" viewBox=\"0 0 \(HTMLPage.n(Self.width)) "
-            + "\(HTMLPage.n(height))\" role=\"img\" aria-labelledby=\"\(svgId)-t \(svgId)-d\" \(axisAttributes()) "
+            + "\(HTMLPage.n(height))\" role=\"\(role)\" aria-labelledby=\"\(svgId)-t \(svgId)-d\" \(axisAttributes()) "
             + "data-count=\"\(events.count)\">\n"
         out += "<title id=\"\(svgId)-t\">Events through the night, one row per kind, and the audio input's health</title>\n"
         let counts = rows.map { t in "\(events.filter { $0.type == t }.count) \(t.rawValue)" }

@@ -95,15 +95,21 @@ public enum TrendReport {
         return HTMLPage.document(title: "Sleep trends", body: body)
     }
 
+    /// An axis value with the precision its size needs (8, 7.5, 0.25).
+    static func axisLabel(_ v: Double) -> String {
+        v == 0 ? "0" : abs(v) >= 10 ? String(format: "%.0f", v) : abs(v) >= 1 ? String(format: "%.1f", v) : String(format: "%.2g", v)
+    }
+
     static func day(_ n: NightTrend) -> String {
         let p = ISO8601Time.LocalParts(date: n.startTime, utcOffsetSeconds: n.utcOffsetSeconds)
         return p.dateString + " " + String(p.clock().prefix(5))
     }
 
     static func barChart(_ nights: [NightTrend], metric m: Metric) -> String {
-        let width = 1000.0, left = 60.0, right = 10.0, top = 8.0, plotHeight = 120.0, height = top + plotHeight + 24
+        let width = 1000.0, left = 70.0, right = 10.0, top = 8.0, plotHeight = 120.0, height = top + plotHeight + 24
         let values = nights.map(m.value)
-        let hi = max(values.compactMap { $0 }.max() ?? 1, 1e-9)
+        let largest = values.compactMap { $0 }.max() ?? 0
+        let hi = largest > 0 ? largest : 1
         let slot = (width - left - right) / Double(nights.count)
         let barWidth = max(1, slot * 0.7)
         let svgId = "trend-\(m.id)-chart"
@@ -119,7 +125,7 @@ public enum TrendReport {
             let y = top + plotHeight - v / hi * plotHeight
             out += "<line class=\"grid\" x1=\"\(HTMLPage.n(left))\" x2=\"\(HTMLPage.n(width - right))\" y1=\"\(HTMLPage.n(y))\" "
                 + "y2=\"\(HTMLPage.n(y))\"/><text x=\"\(HTMLPage.n(left - 6))\" y=\"\(HTMLPage.n(y + 4))\" text-anchor=\"end\">"
-                + String(format: "%.1f", v) + "</text>\n"
+                + axisLabel(v) + unit + "</text>\n"
         }
         let labelEvery = max(1, Int((Double(nights.count) / 10).rounded(.up)))
         for (i, n) in nights.enumerated() {
