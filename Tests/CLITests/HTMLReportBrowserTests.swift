@@ -82,7 +82,7 @@ final class HTMLReportBrowserTests {
         var out: [[String: String]] = []
         var rest = html[...]
         while let r = rest.range(of: marker) {
-            let tagStart = rest[..<r.lowerBound].lastIndex(of: "<") ?? r.lowerBound
+            let tagStart = marker.hasPrefix("<") ? r.lowerBound : rest[..<r.lowerBound].lastIndex(of: "<") ?? r.lowerBound
             guard let end = rest[r.upperBound...].firstIndex(of: ">") else { break }
             let tag = String(rest[tagStart..<end])
             var attributes: [String: String] = [:]
@@ -173,8 +173,22 @@ final class HTMLReportBrowserTests {
                   sessions: { [$0 as! [String: Any]] }, name: "example-night")
         let page = try String(contentsOfFile: temp.path("example-night.html"), encoding: .utf8)
         #expect(page.contains("Recording 23:10:00 → 23:13:00 UTC+01:00"))
-        // The clips play inline from their files, linked relative to the report.
-        #expect(page.contains("<audio controls preload=\"none\" src=\"clips/"))
+        // The clips play inline from their files, linked relative to the report: Chromium reads each one's
+        // duration from the link the report gives (a page beside it that loads the first few players' metadata).
+        let sources = Self.elements(page, "<audio controls").compactMap { $0["src"] }
+        #expect(!sources.isEmpty && sources.allSatisfy { $0.hasPrefix("clips/") })
+        let probe = sources.prefix(4).enumerated().map { i, src in
+            "<audio id=\"a\(i)\" preload=\"metadata\" src=\"\(src)\"></audio><output id=\"r\(i)\"></output>"
+                + "<script>(function(){var a=document.getElementById('a\(i)'),r=document.getElementById('r\(i)');"
+                + "a.addEventListener('loadedmetadata',function(){r.dataset.duration=a.duration});"
+                + "a.addEventListener('error',function(){r.dataset.error=a.error.code})})();</script>"
+        }.joined()
+        let probePath = temp.path("probe.html")
+        try ("<!DOCTYPE html><html><body>" + probe + "</body></html>").write(toFile: probePath, atomically: true, encoding: .utf8)
+        let loaded = try Chromium.run(["--virtual-time-budget=10000", "--dump-dom", URL(fileURLWithPath: probePath).absoluteString],
+                                      home: temp.path("home"))
+        let durations = Self.elements(loaded.stdout, "<output id=\"r").map { Double($0["data-duration"] ?? "") ?? 0 }
+        #expect(durations.count == min(4, sources.count) && durations.allSatisfy { $0 >= 1 }, "clip durations \(durations)")
     }
 
     @Test func twoSleepers() throws {
