@@ -51,5 +51,5 @@ for page in example.html long.html; do
     label=$([ "$page" = long.html ] && echo "8-h night, 2,000 events" || echo "example night (3 min, 22 events)")
     size=$(stat -c %s "$work/$page")
     awk -v l="$label" -v s="$size" -v w="$wall" -v r="$ref_wall" -v p="$in_page" -v st="$status" \
-        'BEGIN { printf "  %-34s %7.1f kB  wall %5.2f s (+%.2f s)   in page %4d ms   self-check %s\n", l, s / 1000, w, w - r, p, st }'
+        'BEGIN { printf "  %-34s %7.1f kB  wall %5.2f s (%+.2f s)   in page %4d ms   self-check %s\n", l, s / 1000, w, w - r, p, st }'
 done
