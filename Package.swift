@@ -54,7 +54,7 @@ let package = Package(
         ]),
 
         // Consumers: each reads the bus and may publish onto it; they never import each other.
-        .target(name: "AudioHealth", dependencies: ["SleepCycleBus"]),
+        .target(name: "AudioHealth", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
         .target(name: "EventDetection", dependencies: ["SleepCycleBus", "SleepCycleDSP"],
                 resources: [.copy("Resources")]),
         .target(name: "Breathing", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "SleepCycleStoreTests", dependencies: [
             "SleepCycleStore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth", "SleepCycleBus"]),
+        .testTarget(name: "AudioHealthTests", dependencies: ["AudioHealth", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "EventDetectionTests", dependencies: ["EventDetection", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "BreathingTests", dependencies: ["Breathing", "SleepCycleBus", "SleepCycleDSP"]),
         .testTarget(name: "StagingTests", dependencies: [

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the system packages sleepcycle builds against (Debian/Ubuntu). Idempotent; quiet when all present.
+# Installs the system packages sleepcycle builds against (Debian/Ubuntu), and Chromium, in which the tests render
+# the HTML report (headless). Idempotent; quiet when all present.
 set -euo pipefail
-pkgs=(libfftw3-dev libsndfile1-dev libflac-dev libvorbis-dev libasound2-dev libsqlite3-dev libxml2 pkg-config)
+pkgs=(libfftw3-dev libsndfile1-dev libflac-dev libvorbis-dev libasound2-dev libsqlite3-dev libxml2 pkg-config chromium)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -149,6 +149,33 @@ public struct AudioHealthChange: Sendable, Codable {
     }
 }
 
+/// The input's sound level over one second of one channel: the mean power (mean square of the samples, full scale
+/// = 1) of the analysis frames centred in [`start`, `end`), from their RMS (`FeatureLayout.rms`).
+public struct LevelReading: Sendable, Codable, Hashable {
+    public var start: SampleTime
+    public var end: SampleTime
+    /// Mean of the frames' RMS² (linear power; a full-scale square wave is 1).
+    public var power: Double
+    /// nil for mono input.
+    public var channel: AudioChannel?
+    public init(start: SampleTime, end: SampleTime, power: Double, channel: AudioChannel? = nil) {
+        self.start = start; self.end = end; self.power = power; self.channel = channel
+    }
+
+    /// `power` in dBFS (10·log10, full-scale square wave 0 dBFS, a full-scale sine −3 dBFS), floored at
+    /// `floorDb` so that digital silence is a number.
+    public var levelDb: Double { Self.decibels(power) }
+
+    /// −120 dBFS: below the quantisation noise of 24-bit audio.
+    public static let floorDb = -120.0
+
+    /// 10·log10(power), floored at `floorDb`.
+    public static func decibels(_ power: Double) -> Double {
+        guard power.isFinite, power > 0 else { return floorDb }
+        return max(floorDb, 10 * log10(power))
+    }
+}
+
 /// A heart-rate observation from a wearable: bpm, an RR interval, or both.
 public struct HeartRateSample: Sendable, Codable {
     public var time: SampleTime
@@ -310,6 +337,8 @@ public enum AnalysisEvent: Sendable {
     /// `.sleepStage` for the same start in the result. Not sent to `sleepStageStream`, which stays causal.
     case sleepStageRevised(StageEpoch)
     case healthChanged(AudioHealthChange)
+    /// One second's sound level of a channel (`LevelMeter`).
+    case level(LevelReading)
     case heartRate(HeartRateSample)
     /// The heart session's frame (`HeartSession`): HR and HRV over its window, every emit interval.
     case heartFrame(HeartFrame)

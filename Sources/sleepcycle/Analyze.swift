@@ -15,12 +15,13 @@ struct Analyze: ParsableCommand {
             the same input and options.
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, csv, html }
 
     @Argument(help: "The recording to analyse ('-': standard input).", completion: .file())
     var file: String
 
-    @Option(help: "Output format: text (a night summary) or json (docs/json.md).")
+    @Option(help: ArgumentHelp("Output format: text (a night summary), json (docs/json.md), csv (a row per 30-s epoch) "
+                               + "or html (a self-contained report to open in a browser)."))
     var format: Format = .text
 
     @Option(help: ArgumentHelp("Write the output to this file ('-': standard output, the default). A device or FIFO "
@@ -171,12 +172,13 @@ struct Analyze: ParsableCommand {
         let elapsed = ContinuousClock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         Diagnostics.log.info("analysed \(String(format: "%.1f", AnalysisClock.seconds(result.analysedSamples) / 60)) min of audio in \(String(format: "%.2f", seconds)) s")
+        let clipLinks = ReportFormat.clipLinks(clipsDirectory: clipOptions.clips, output: destination)
         if var two = separated {
             if snorers { two = two.labellingSnorers() }
-            try destination.write(format == .json ? two.jsonString() : two.textSummary())
+            try destination.write(ReportFormat.render(two, format: format, clipURL: clipLinks))
             return
         }
         if snorers { result = result.labellingSnorers() }
-        try destination.write(format == .json ? result.jsonString() : result.textSummary())
+        try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
     }
 }

@@ -62,7 +62,7 @@ struct Record: AsyncParsableCommand {
         + "analyze. A resumed night keeps its setting.", valueName: "bedside|centered|strength"))
     var channelSeparation: ChannelSeparationConfig.Preset?
 
-    @Option(help: "Output format of the final result: text or json.")
+    @Option(help: "Output format of the final result: text, json, csv (a row per 30-s epoch) or html (a report).")
     var format: Analyze.Format = .text
 
     @Option(help: ArgumentHelp("Write the final result to this file ('-': standard output).", valueName: "path"),
@@ -198,10 +198,11 @@ struct Record: AsyncParsableCommand {
             throw CLIError(.noInput, "\(settings.input.map { MessageText.path($0) } ?? settings.device ?? "default"): "
                 + "no audio was recorded (\(reason)); nothing was stored")
         }
+        let clipLinks = ReportFormat.clipLinks(clipsDirectory: options.clips?.directory, output: destination)
         if let separated = await engine.separatedResult {
-            try destination.write(format == .json ? separated.jsonString() : separated.textSummary())
+            try destination.write(ReportFormat.render(separated, format: format, clipURL: clipLinks))
         } else {
-            try destination.write(format == .json ? result.jsonString() : result.textSummary())
+            try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }

@@ -6,10 +6,10 @@ import SleepCycleFormats
 /// `sleepcycle sessions list|show|export|delete|prune`: the nights in the store.
 struct Sessions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The nights in the store: list them, show or export one, delete or prune them.",
+        abstract: "The nights in the store: list them, show or export one, report trends, delete or prune them.",
         discussion: "The store is --store PATH, else $SLEEPCYCLE_STORE, else $XDG_DATA_HOME/sleepcycle/nights.sqlite "
             + "(~/.local/share/sleepcycle/nights.sqlite). A night is named by its session id or a unique prefix of it.",
-        subcommands: [List.self, Show.self, Export.self, Delete.self, Prune.self])
+        subcommands: [List.self, Show.self, Export.self, Report.self, Delete.self, Prune.self])
 }
 
 /// `--store PATH` and the night store it opens.
@@ -78,7 +78,8 @@ extension Sessions {
             abstract: "Print a stored night's result, as analyze prints it (a night still recording or interrupted: "
                 + "the result of its journal so far).")
         @Argument(help: "The night's session id (or a unique prefix).") var id: String
-        @Option(help: "Output format: text or json (the JSON of docs/json.md).") var format: Analyze.Format = .text
+        @Option(help: ArgumentHelp("Output format: text, json (the JSON of docs/json.md), csv (a row per 30-s epoch) or "
+                                   + "html (a report to open in a browser).")) var format: Analyze.Format = .text
         @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
                 completion: .file())
         var output: String?
@@ -100,7 +101,12 @@ extension Sessions {
             let key = try wearableKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
             let (nights, night) = try store.night(id)
             let result = try nights.nightResult(of: night, wearableKey: key)
-            try destination.write(format == .json ? result.jsonString() : result.textSummary())
+            let clipLinks = ReportFormat.clipLinks(clipsDirectory: nil, clipFiles: try nights.clipFiles(of: night.id),
+                                                   output: destination)
+            switch result {
+            case .one(let r): try destination.write(ReportFormat.render(r, format: format, clipURL: clipLinks))
+            case .two(let r): try destination.write(ReportFormat.render(r, format: format, clipURL: clipLinks))
+            }
         }
     }
 
@@ -108,7 +114,7 @@ extension Sessions {
         static let configuration = CommandConfiguration(abstract: "Write a stored night's result to a file (as show; "
             + "JSON by default).")
         @Argument(help: "The night's session id (or a unique prefix).") var id: String
-        @Option(help: "Output format: json (default) or text.") var format: Analyze.Format = .json
+        @Option(help: "Output format: json (default), text, csv or html.") var format: Analyze.Format = .json
         @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
                 completion: .file())
         var output: String?
@@ -118,6 +124,43 @@ extension Sessions {
         func run() throws {
             diagnostics.bootstrap()
             try Show.print(id: id, format: format, output: output, store: storeOptions)
+        }
+    }
+
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Trends across the stored nights: duration, sleep, efficiency, snoring, breathing rate, "
+                + "awakenings (a row or a bar per night, oldest first).")
+        enum Format: String, ExpressibleByArgument, CaseIterable { case html, csv }
+        @Option(help: "Output format: html (a report to open in a browser; default) or csv (a row per night).")
+        var format: Format = .html
+        @Option(help: ArgumentHelp("Only the most recent N nights (default: all).", valueName: "N"))
+        var last: Int?
+        @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
+                completion: .file())
+        var output: String?
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var diagnostics: DiagnosticOptions
+
+        func validate() throws {
+            if let last, last < 1 { throw ValidationError("--last must be at least 1 (got \(last))") }
+        }
+
+        func run() throws {
+            diagnostics.bootstrap()
+            let destination = try OutputTarget.resolve(output, inputs: [storeOptions.path])
+            var trends: [NightTrend] = []
+            if let store = try storeOptions.existing() {
+                var nights = try store.nights().sorted { $0.startTime < $1.startTime }
+                if let last { nights = Array(nights.suffix(last)) }
+                trends = try nights.map { night in
+                    switch try store.nightResult(of: night) {
+                    case .one(let r): NightTrend(night: night, result: r)
+                    case .two(let r): NightTrend(night: night, result: r.session(.primary))
+                    }
+                }
+            }
+            try destination.write(format == .html ? TrendReport.html(trends) : TrendReport.csv(trends))
         }
     }
 
@@ -168,17 +211,22 @@ enum SessionsFormat {
     }
 
     static let csvHeader = "session_id,start_time,end_time,state,duration_s,total_sleep_s,sleep_onset_latency_s,"
-        + "sleep_efficiency,awakenings,snore_time_s"
+        + "sleep_efficiency,awakenings,snore_time_s,time_in_bed_s,sleep_period_s,wake_after_sleep_onset_s,rem_latency_s,"
+        + "light_pct,deep_pct,rem_pct,snore_score"
 
     static func csv(_ nights: [StoredNight]) -> String {
         var out = csvHeader + "\n"
         for n in nights {
             let s = statistics(n)
             func number(_ key: String) -> String { (s[key] as? NSNumber).map { "\($0)" } ?? "" }
+            let shares = s["sleepStagePercentages"] as? [String: Any] ?? [:]
+            func share(_ stage: String) -> String { (shares[stage] as? NSNumber).map { "\($0)" } ?? "" }
             out += [n.id.uuidString, ISO8601Time.utcString(from: n.startTime), ISO8601Time.utcString(from: n.endTime),
                     n.state.rawValue, String(format: "%.3f", n.endTime.timeIntervalSince(n.startTime)),
                     number("totalSleepDuration"), number("sleepOnsetLatency"), number("sleepEfficiency"),
-                    number("numberOfAwakenings"), number("snoreTime")].joined(separator: ",") + "\n"
+                    number("numberOfAwakenings"), number("snoreTime"), number("timeInBed"), number("sleepPeriodTime"),
+                    number("wakeAfterSleepOnset"), number("remLatency"), share("light"), share("deep"), share("rem"),
+                    number("snoreScore")].joined(separator: ",") + "\n"
         }
         return out
     }

@@ -17,7 +17,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
             + "write failure, 75 store busy (docs/cli.md).",
         version: SleepCycleVersion.current,
         subcommands: [Analyze.self, Record.self, Sessions.self, Clips.self, HRSession.self, Features.self, Stage.self, BreathingEval.self,
-                      DetectDev.self, HRVDev.self]
+                      DetectDev.self, HRVDev.self, ReportDev.self]
     )
 
     /// Parses the arguments (file names that are not UTF-8 included), runs the command, and turns every failure

@@ -7,7 +7,7 @@ import ChannelSeparation
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, breathing rates, health changes, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
+/// ended, breathing rates, health changes, sound levels, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
 /// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs,
 /// which the stager publishes again, identically, when the journal is replayed into it.
 public enum JournalRecord: Codable, Sendable {
@@ -17,6 +17,8 @@ public enum JournalRecord: Codable, Sendable {
     case eventEnded(SoundEvent)
     case breathingRate(BreathingEstimate)
     case healthChanged(AudioHealthChange)
+    /// The sound level of a second (a night's loudness and its events' levels survive a resume).
+    case level(LevelReading)
     case heartRate(HeartRateSample)
     case motion(MotionSample)
     case alarm(AlarmFired)
@@ -35,6 +37,7 @@ public enum JournalRecord: Codable, Sendable {
         case .eventEnded(let e): self = .eventEnded(e)
         case .breathingRate(let b): self = .breathingRate(b)
         case .healthChanged(let h): self = .healthChanged(h)
+        case .level(let l): self = .level(l)
         case .heartRate(let h): self = .heartRate(h)
         case .motion(let m): self = .motion(m)
         case .alarm(let a): self = .alarm(a)
@@ -53,6 +56,7 @@ public enum JournalRecord: Codable, Sendable {
         case .eventEnded(let e): .eventEnded(e)
         case .breathingRate(let b): .breathingRate(b)
         case .healthChanged(let h): .healthChanged(h)
+        case .level(let l): .level(l)
         case .heartRate(let h): .heartRate(h)
         case .motion(let m): .motion(m)
         case .clip(let c): .clip(c)

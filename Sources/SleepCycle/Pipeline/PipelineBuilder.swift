@@ -56,6 +56,9 @@ public enum PipelineBuilder {
             list.append(ConsumerRegistration(
                 name: "AudioHealth[\(c)]",
                 consumer: AudioHealthMonitor(configuration: context.options.health, channelIndex: c, channelTag: tag)))
+            // The sound level, a reading per second (the reports' loudness and each event's `levelDb`).
+            list.append(ConsumerRegistration(name: "LevelMeter[\(c)]",
+                                             consumer: LevelMeter(channelIndex: c, channelTag: tag)))
         }
         // Two sleepers: the detector's events are candidates until the attributor gives each sound to one sleeper.
         let separation = context.channelCount == 2 ? context.options.channelSeparation : nil
@@ -145,13 +148,23 @@ public enum PipelineBuilder {
     /// (conventions in docs/0007) over the whole analysed recording as time in bed (`bedStart` 0, `bedEnd` the
     /// end), converted to seconds and dates. As the JSON contract fixes, when there was no sleep (`finalWakeTime`
     /// nil) every other statistic is reported as 0.
+    /// `levels`: events' levels (dBFS) by id and `backgroundLevelDb` the night's median epoch level, for the snore
+    /// score.
     public static func statistics(epochs: [StageEpoch], events: [SoundEvent], start: SampleTime = 0, end: SampleTime,
-                                  clock: AnalysisClock) -> SleepSessionStatistics {
+                                  clock: AnalysisClock, levels: [Int: Double] = [:],
+                                  backgroundLevelDb: Double? = nil) -> SleepSessionStatistics {
         var stats = SleepSessionStatistics()
         for stage in SleepStage.allCases { stats.sleepStageDurations[stage] = 0 }
+        for stage in SleepStage.allCases where stage != .awake { stats.sleepStagePercentages[stage] = 0 }
         let night = NightStatistics(hypnogram: epochs.sorted { $0.start < $1.start }, events: events,
-                                    bedStart: start, bedEnd: end)
+                                    bedStart: start, bedEnd: end, levels: levels, backgroundLevelDb: backgroundLevelDb)
         guard let finalWake = night.finalWakeTime else { return stats }
+        stats.timeInBed = AnalysisClock.seconds(night.timeInBed)
+        stats.sleepPeriodTime = AnalysisClock.seconds(night.sleepPeriodTime)
+        stats.wakeAfterSleepOnset = AnalysisClock.seconds(night.wakeAfterSleepOnset)
+        stats.remLatency = night.remLatency.map(AnalysisClock.seconds)
+        stats.sleepStagePercentages = night.sleepStagePercentages
+        stats.snoreScore = night.snoreScore
         stats.finalWakeTime = clock.date(of: finalWake)
         stats.totalSleepDuration = AnalysisClock.seconds(night.totalSleepDuration)
         stats.sleepOnsetLatency = AnalysisClock.seconds(night.sleepOnsetLatency)

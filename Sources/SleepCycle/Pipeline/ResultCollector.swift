@@ -9,6 +9,8 @@ final class ResultCollector {
     let observers: SessionObservers?
     private(set) var events: [Int: SoundEvent] = [:]
     private(set) var breathing: [BreathingEstimate] = []
+    /// The per-second sound levels, per channel (nil: mono), in time order.
+    private(set) var levels: [AudioChannel?: [LevelReading]] = [:]
     /// Keyed by hypnogram (the sleeper's channel with channel separation) and epoch start: a later epoch for the
     /// same start (e.g. a whole-night Viterbi pass published at `.sessionEnding`) replaces the online one.
     private(set) var epochs: [EpochKey: StageEpoch] = [:]
@@ -67,6 +69,8 @@ final class ResultCollector {
                                                             end: clock.date(of: s.end), channel: s.channel))
         case .sleepStageRevised(let s):
             epochs[EpochKey(s)] = s
+        case .level(let l):
+            levels[l.channel, default: []].append(l)
         case .alarm(let a):
             alarm = a
             observers?.alarms.yield(AlarmRinging(time: clock.date(of: a.time), rule: a.rule, sessionId: info.id))
@@ -131,6 +135,14 @@ final class ResultCollector {
             }
             lastEnd = e.end
         }
+        // Channels in a fixed order, so that sums of power are the same in every run.
+        let channels = levels.keys.filter { mine($0) }.sorted { ($0?.rawValue ?? -1) < ($1?.rawValue ?? -1) }
+        let loudness = Self.loudness(levels: channels.flatMap { levels[$0]! }, from: start, end: end)
+        let background = Self.median(loudness.map(\.levelDb))
+        var eventLevels: [Int: Double] = [:]
+        for e in soundEvents where e.source == .audio {
+            if let level = Self.level(of: e, in: levels[e.channel] ?? []) { eventLevels[e.id] = level }
+        }
         var audio = AudioStatistics()
         audio.healthIntervals = health.intervals(end: end).filter { mine($0.channel) && $0.end > start }.map {
             AudioHealthUpdate(status: $0.status, start: clock.date(of: max(start, $0.start)), end: clock.date(of: $0.end),
@@ -144,6 +156,7 @@ final class ResultCollector {
             events: soundEvents.map { e in
                 var event = SleepEvent(e, clock: clock, sessionId: id)
                 event.clip = clips[e.id].flatMap { EventClip($0, clock: clock) }
+                event.levelDb = eventLevels[e.id]
                 return event
             },
             breathingRates: breathing.filter { mine($0.channel) && $0.time >= start }.map {
@@ -152,8 +165,11 @@ final class ResultCollector {
             },
             sleepStageIntervals: intervals,
             statistics: PipelineBuilder.statistics(epochs: stageEpochs, events: soundEvents, start: start, end: end,
-                                                   clock: clock),
-            audioStatistics: audio, analysedSamples: end, droppedObserverItems: droppedObserverItems,
+                                                   clock: clock, levels: eventLevels, backgroundLevelDb: background),
+            audioStatistics: audio,
+            loudness: loudness.map {
+                LoudnessEpoch(start: clock.date(of: $0.start), end: clock.date(of: $0.end), levelDb: $0.levelDb)
+            }, analysedSamples: end, droppedObserverItems: droppedObserverItems,
             smartAlarm: channel == .secondary ? nil : alarmOption.map { option in
                 let spec = option.spec(clock: clock)
                 return SmartAlarmResult(alarmTime: clock.date(of: spec.alarmTime), windowStart: clock.date(of: spec.windowStart),
@@ -167,5 +183,44 @@ final class ResultCollector {
                                 HeartReport.Frame(start: clock.date(of: $0.start), end: clock.date(of: $0.end), metrics: $0.metrics)
                             })
             })
+    }
+
+    /// 30-s epochs on the timeline's grid (multiples of 30 s), each the mean power of its readings (all channels
+    /// given: their power averaged) as Leq in dBFS; epochs without readings are left out.
+    static func loudness(levels: [LevelReading], from start: SampleTime, end: SampleTime)
+        -> [(start: SampleTime, end: SampleTime, levelDb: Double)] {
+        let epoch = AnalysisClock.samples(seconds: 30)
+        var sums: [Int64: (power: Double, count: Int)] = [:]
+        for l in levels where l.start >= start - AnalysisClock.samples(seconds: 1) && l.start < end {
+            let k = l.start >= 0 ? l.start / epoch : (l.start - epoch + 1) / epoch
+            sums[k, default: (0, 0)].power += l.power
+            sums[k, default: (0, 0)].count += 1
+        }
+        return sums.keys.sorted().map { k in
+            let s = sums[k]!
+            return (max(start, k * epoch), min(end, (k + 1) * epoch), LevelReading.decibels(s.power / Double(s.count)))
+        }.filter { $0.1 > $0.0 }
+    }
+
+    /// An event's level: the loudest reading overlapping it (`readings` in time order), in dBFS.
+    static func level(of e: SoundEvent, in readings: [LevelReading]) -> Double? {
+        var lo = 0, hi = readings.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if readings[mid].end <= e.start { lo = mid + 1 } else { hi = mid }
+        }
+        var loudest: Double?
+        var i = lo
+        while i < readings.count, readings[i].start < max(e.end, e.start + 1) {
+            loudest = max(loudest ?? -.infinity, readings[i].power)
+            i += 1
+        }
+        return loudest.map(LevelReading.decibels)
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 }

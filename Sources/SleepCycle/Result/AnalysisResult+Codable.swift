@@ -41,6 +41,7 @@ extension AnalysisResult: Codable {
             event.end = try date(e.end, "events[\(index)].end")
             event.snorer = e.snorer
             event.attributionConfidence = e.attributionConfidence
+            event.levelDb = e.levelDb
             if let path = e.clip {
                 event.clip = EventClip(path: path, start: try date(e.clipStart ?? e.start, "events[\(index)].clipStart"),
                                        end: try date(e.clipEnd ?? e.end, "events[\(index)].clipEnd"),
@@ -72,6 +73,14 @@ extension AnalysisResult: Codable {
         for (key, value) in st.sleepStageDurations {
             if let stage = SleepStage(rawValue: key) { stats.sleepStageDurations[stage] = value }
         }
+        stats.timeInBed = st.timeInBed ?? 0
+        stats.sleepPeriodTime = st.sleepPeriodTime ?? 0
+        stats.wakeAfterSleepOnset = st.wakeAfterSleepOnset ?? 0
+        stats.remLatency = st.remLatency
+        for (key, value) in st.sleepStagePercentages ?? [:] {
+            if let stage = SleepStage(rawValue: key) { stats.sleepStagePercentages[stage] = value }
+        }
+        stats.snoreScore = st.snoreScore ?? 0
         statistics = stats
         var audio = AudioStatistics()
         audio.healthIntervals = try dto.audioStatistics.healthIntervals.map { h in
@@ -85,6 +94,10 @@ extension AnalysisResult: Codable {
         audio.gapDuration = dto.audioStatistics.gapDuration
         audio.overrunCount = dto.audioStatistics.overrunCount
         audioStatistics = audio
+        loudness = try (dto.loudness ?? []).map {
+            LoudnessEpoch(start: try date($0.start, "loudness.start"), end: try date($0.end, "loudness.end"),
+                          levelDb: $0.levelDb)
+        }
         analysedSamples = AnalysisClock.samples(seconds: endTime.timeIntervalSince(startTime))
         droppedObserverItems = 0
         smartAlarm = try dto.smartAlarm.map { a in
@@ -120,6 +133,7 @@ extension AnalysisResult: Codable {
                       channel: stereo || e.channel != nil ? (e.channel ?? .primary).name : nil,
                       signature: e.type == .snoring ? e.signature?.map { Float(r(Double($0), 5)) } : nil,
                       snorer: e.snorer, attributionConfidence: e.attributionConfidence.map { r($0, 3) },
+                      levelDb: e.levelDb.map { r($0, 2) },
                       clip: e.clip?.path, clipStart: e.clip.map { t($0.start) }, clipEnd: e.clip.map { t($0.end) },
                       clipStartFrame: e.clip?.startFrame)
             },
@@ -135,7 +149,13 @@ extension AnalysisResult: Codable {
                 snoreSessions: statistics.snoreSessions.map { .init(start: t($0.start), end: t($0.end)) },
                 sleepStageDurations: Dictionary(uniqueKeysWithValues: SleepStage.allCases.map {
                     ($0.rawValue, r(statistics.sleepStageDurations[$0] ?? 0, 3))
-                })),
+                }),
+                timeInBed: r(statistics.timeInBed, 3), sleepPeriodTime: r(statistics.sleepPeriodTime, 3),
+                wakeAfterSleepOnset: r(statistics.wakeAfterSleepOnset, 3), remLatency: statistics.remLatency.map { r($0, 3) },
+                sleepStagePercentages: Dictionary(uniqueKeysWithValues: SleepStage.allCases.filter { $0 != .awake }.map {
+                    ($0.rawValue, r(statistics.sleepStagePercentages[$0] ?? 0, 2))
+                }),
+                snoreScore: r(statistics.snoreScore, 2)),
             snorers: events.contains { $0.snorer != nil }
                 ? snorers.map { .init(snorer: $0.snorer, snoreCount: $0.snoreCount, snoreTime: r($0.snoreTime, 3)) } : nil,
             smartAlarm: smartAlarm.map { .init(alarmTime: t($0.alarmTime), windowStart: t($0.windowStart),
@@ -146,6 +166,7 @@ extension AnalysisResult: Codable {
                 },
                 gapCount: audioStatistics.gapCount, gapDuration: r(audioStatistics.gapDuration, 3),
                 overrunCount: audioStatistics.overrunCount),
+            loudness: loudness.map { .init(start: t($0.start), end: t($0.end), levelDb: r($0.levelDb, 2)) },
             heart: heart.map { h in
                 func ms(_ d: Date) -> Int { Int((d.timeIntervalSince(startTime) * 1000).rounded()) }
                 return HeartJSON(summary: .init(h.summary, span: (ms(h.start), ms(h.end))),
@@ -169,7 +190,7 @@ private struct ResultJSON: Codable {
     struct Source: Codable { var path: String; var sampleRate: Int; var channels: Int; var durationSec: Double }
     struct Event: Codable {
         var type: String, start: String, end: String, probability: Double, source: String
-        var channel: String?, signature: [Float]?, snorer: Int?, attributionConfidence: Double?
+        var channel: String?, signature: [Float]?, snorer: Int?, attributionConfidence: Double?, levelDb: Double?
         var clip: String?, clipStart: String?, clipEnd: String?, clipStartFrame: Int64?
     }
     struct Rate: Codable { var timestamp: String; var bpm: Double; var confidence: Double; var channel: String? }
@@ -180,6 +201,10 @@ private struct ResultJSON: Codable {
         var finalWakeTime: String?
         var numberOfAwakenings: Int, snoreTime: Double, snoreSessions: [Span]
         var sleepStageDurations: [String: Double]
+        /// Optional when read: results stored before these statistics existed lack them.
+        var timeInBed: Double?, sleepPeriodTime: Double?, wakeAfterSleepOnset: Double?, remLatency: Double?
+        var sleepStagePercentages: [String: Double]?
+        var snoreScore: Double?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -191,6 +216,12 @@ private struct ResultJSON: Codable {
             try c.encode(snoreTime, forKey: .snoreTime)
             try c.encode(snoreSessions, forKey: .snoreSessions)
             try c.encode(sleepStageDurations, forKey: .sleepStageDurations)
+            try c.encodeIfPresent(timeInBed, forKey: .timeInBed)
+            try c.encodeIfPresent(sleepPeriodTime, forKey: .sleepPeriodTime)
+            try c.encodeIfPresent(wakeAfterSleepOnset, forKey: .wakeAfterSleepOnset)
+            try c.encode(remLatency, forKey: .remLatency)     // null without REM, as the contract says
+            try c.encodeIfPresent(sleepStagePercentages, forKey: .sleepStagePercentages)
+            try c.encodeIfPresent(snoreScore, forKey: .snoreScore)
         }
     }
     struct Snorer: Codable { var snorer: Int; var snoreCount: Int; var snoreTime: Double }
@@ -210,6 +241,7 @@ private struct ResultJSON: Codable {
         var gapCount: Int, gapDuration: Double, overrunCount: Int
     }
     struct Warning: Codable { var code: String; var message: String }
+    struct Loudness: Codable { var start: String; var end: String; var levelDb: Double }
 
     var sessionId: String, startTime: String, endTime: String
     var utcOffset: String?
@@ -221,6 +253,7 @@ private struct ResultJSON: Codable {
     var snorers: [Snorer]?
     var smartAlarm: Alarm?
     var audioStatistics: Audio
+    var loudness: [Loudness]?
     var heart: HeartJSON?
     var warnings: [Warning]?
 }

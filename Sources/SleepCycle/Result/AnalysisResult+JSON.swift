@@ -15,7 +15,7 @@ extension AnalysisResult {
     /// About 230 bytes per event (plus 130 for a snore's signature), 110 per breathing rate, 120 per interval.
     var expectedJSONBytes: Int {
         2_000 + events.count * 230 + events.filter { $0.signature != nil }.count * 130
-            + breathingRates.count * 110 + (sleepStageIntervals.count + audioStatistics.healthIntervals.count
+            + breathingRates.count * 110 + loudness.count * 130 + (sleepStageIntervals.count + audioStatistics.healthIntervals.count
                 + statistics.snoreSessions.count) * 120
     }
 
@@ -43,6 +43,7 @@ extension AnalysisResult {
                     }
                     if let snorer = e.snorer { w.key("snorer"); w.int(snorer) }
                     if let a = e.attributionConfidence { w.key("attributionConfidence"); w.number(a, 3) }
+                    if let level = e.levelDb { w.key("levelDb"); w.number(level, 2) }
                     if let clip = e.clip {
                         w.key("clip"); w.string(clip.path)
                         w.key("clipStart"); w.date(clip.start)
@@ -96,6 +97,13 @@ extension AnalysisResult {
                 w.key("gapCount"); w.int(audioStatistics.gapCount)
                 w.key("gapDuration"); w.number(audioStatistics.gapDuration, 3)
                 w.key("overrunCount"); w.int(audioStatistics.overrunCount)
+            }
+            w.key("loudness"); w.array(loudness) { w, l in
+                w.object { w in
+                    w.key("start"); w.date(l.start)
+                    w.key("end"); w.date(l.end)
+                    w.key("levelDb"); w.number(l.levelDb, 2)
+                }
             }
             if let heart { w.key("heart"); heart.write(to: &w, recordingStart: startTime) }
             if channel == nil { Self.write(warnings: warnings, to: &w) }
@@ -176,6 +184,16 @@ extension SleepSessionStatistics {
                     w.key(stage.rawValue); w.number(s.sleepStageDurations[stage] ?? 0, 3)
                 }
             }
+            w.key("timeInBed"); w.number(s.timeInBed, 3)
+            w.key("sleepPeriodTime"); w.number(s.sleepPeriodTime, 3)
+            w.key("wakeAfterSleepOnset"); w.number(s.wakeAfterSleepOnset, 3)
+            w.key("remLatency"); if let r = s.remLatency { w.number(r, 3) } else { w.null() }
+            w.key("sleepStagePercentages"); w.object { w in
+                for stage in SleepStage.allCases where stage != .awake {
+                    w.key(stage.rawValue); w.number(s.sleepStagePercentages[stage] ?? 0, 2)
+                }
+            }
+            w.key("snoreScore"); w.number(s.snoreScore, 2)
         }
     }
 }

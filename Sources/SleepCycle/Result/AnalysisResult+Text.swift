@@ -55,6 +55,12 @@ extension AnalysisResult {
             out.append("  awakenings  \(s.numberOfAwakenings)")
             let parts = SleepStage.allCases.map { "\($0.rawValue) \(hm(s.sleepStageDurations[$0] ?? 0))" }
             out.append("  stages      " + parts.joined(separator: ", "))
+            let shares = SleepStage.allCases.filter { $0 != .awake }.map {
+                "\($0.rawValue) \(Int((s.sleepStagePercentages[$0] ?? 0).rounded())) %"
+            }
+            out.append("  of sleep    " + shares.joined(separator: ", "))
+            out.append("  in bed      \(hm(s.timeInBed)), sleep period \(hm(s.sleepPeriodTime)), awake after onset "
+                       + "\(hm(s.wakeAfterSleepOnset)), REM " + (s.remLatency.map { "after \(hm($0))" } ?? "none"))
         } else {
             let channels = Double(max(1, Set(audioStatistics.healthIntervals.map(\.channel)).count))
             let why = sleepStageIntervals.isEmpty && unusable / channels >= 0.5 * endTime.timeIntervalSince(startTime)
@@ -75,7 +81,8 @@ extension AnalysisResult {
                            + "\(sounds.count) event\(sounds.count == 1 ? "" : "s"), \(hm(total))")
             }
             if statistics.snoreTime > 0 {
-                out.append("  snore time \(hm(statistics.snoreTime)) in \(statistics.snoreSessions.count) session(s)")
+                out.append("  snore time \(hm(statistics.snoreTime)) in \(statistics.snoreSessions.count) session(s), "
+                           + "snore score \(String(format: "%.1f", statistics.snoreScore))")
             }
             for s in snorers {
                 out.append("  snorer \(s.snorer + 1)   \(s.snoreCount) snores, \(hm(s.snoreTime))")

@@ -16,6 +16,8 @@ public struct AnalysisResult: Sendable, Hashable {
     public var sleepStageIntervals: [SleepStageInterval]
     public var statistics: SleepSessionStatistics
     public var audioStatistics: AudioStatistics
+    /// The sound level of each 30-s epoch with audio (`LoudnessEpoch`), in time order.
+    public var loudness: [LoudnessEpoch] = []
     /// Samples analysed (16 kHz timeline, gaps included).
     public var analysedSamples: SampleTime
     /// Items lost by slow stream observers during the session.

@@ -21,6 +21,8 @@ public struct SleepEvent: Sendable, Hashable {
     public var attributionConfidence: Double?
     /// The event's audio clip (`--clips DIR`), nil without one.
     public var clip: EventClip?
+    /// The event's level: the loudest 1-s Leq (dBFS) during it, on its channel (docs/0012); nil when unknown.
+    public var levelDb: Double?
     public var sessionId: UUID
 
     public init(_ event: SoundEvent, clock: AnalysisClock, sessionId: UUID) {
@@ -102,7 +104,26 @@ public struct SleepSessionStatistics: Sendable, Hashable {
     public var snoreTime: Double = 0
     public var snoreSessions: [DateInterval] = []
     public var sleepStageDurations: [SleepStage: Double] = [:]
+    /// The analysed recording (the night's time in bed), sleep onset to final wake, and the awake time within it
+    /// (YASA's TIB, SPT, WASO; docs/0012).
+    public var timeInBed: Double = 0
+    public var sleepPeriodTime: Double = 0
+    public var wakeAfterSleepOnset: Double = 0
+    /// Sleep onset to the first REM epoch (AASM); nil without REM.
+    public var remLatency: Double?
+    /// Light, deep and REM as percentages (0–100) of the total sleep.
+    public var sleepStagePercentages: [SleepStage: Double] = [:]
+    /// Loudness-weighted snoring minutes per hour in bed (`SnoreScore`, docs/0012).
+    public var snoreScore: Double = 0
     public init() {}
+}
+
+/// The night's sound level over one 30-s epoch (on the timeline's 30-s grid): Leq in dBFS (docs/0012).
+public struct LoudnessEpoch: Sendable, Hashable {
+    public var start: Date
+    public var end: Date
+    public var levelDb: Double
+    public init(start: Date, end: Date, levelDb: Double) { self.start = start; self.end = end; self.levelDb = levelDb }
 }
 
 /// Audio statistics: the input's health over the night and the holes in it.
