@@ -96,4 +96,28 @@ import SleepCycleBus
         #expect(html.contains("(encrypted: sleepcycle clips decrypt)"))
         #expect(Self.count("<audio ", in: html) == 1)
     }
+
+    /// With a heart session the report has its Heart section: a point per 5-minute frame on the shared axis and the
+    /// summary's values; without one, none.
+    @Test func heartSectionWhenTheResultHasHeartData() {
+        var night = Self.longNight(eventCount: 10)
+        #expect(!night.htmlReport().contains("id=\"\(night.sessionId.uuidString)-heart\"") && !night.htmlReport().contains("heart-rate-chart"))
+        let frames = (1...96).map { k in
+            HeartReport.Frame(start: night.startTime.addingTimeInterval(Double(k - 1) * 300),
+                              end: night.startTime.addingTimeInterval(Double(k) * 300),
+                              metrics: HeartMetrics(sampleCount: 300, hrMeanBpm: 55 + Double(k % 10), rmssdMs: 40))
+        }
+        night.heart = HeartReport(start: night.startTime, end: night.endTime,
+                                  summary: HeartMetrics(sampleCount: 28_800, hrMeanBpm: 59.5, hrSdnnMs: 51.25, rmssdMs: 42.5,
+                                                        pnn50: 18.75, lfHf: 1.5, artifactCount: 12),
+                                  frames: frames)
+        let html = night.htmlReport()
+        #expect(html.contains("heart-rate-chart"))
+        #expect(html.contains("96 five-minute means, median 59.0 bpm, from 55.0 to 64.0 bpm."))
+        #expect(html.contains("<td class=\"num\">42.5 ms</td>") && html.contains("<td class=\"num\">28800 (12 corrected)</td>"))
+        // One path through the 96 points, none broken (they are 5 minutes apart).
+        let chart = html[html.range(of: "heart-rate-chart")!.lowerBound...]
+        let path = chart.components(separatedBy: "<path class=\"series\" d=\"")
+        #expect(path.count > 1 && Self.count("L", in: path[1].components(separatedBy: "\"")[0]) == 95)
+    }
 }
