@@ -9,7 +9,10 @@ struct WearableFileTests {
     static let start = ISO8601Time("2023-04-22T07:00:00+02:00")!
 
     static func parse(_ text: String, origin: ISO8601Time? = start) throws -> WearableFile.Contents {
-        try WearableFile.parse(Array(text.utf8), path: "night.hr", origin: origin)
+        // U+00D1 stands for the lone byte 0xD1 (not UTF-8), as a damaged export has it.
+        let bytes = text.unicodeScalars.contains("\u{00D1}")
+            ? text.unicodeScalars.map { $0 == "\u{00D1}" ? 0xD1 : UInt8($0.value) } : Array(text.utf8)
+        return try WearableFile.parse(bytes, path: "night.hr", origin: origin)
     }
 
     /// The one-line error of `text`, which must fail.
@@ -90,6 +93,8 @@ struct WearableFileTests {
             ("<HealthData><Record type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2023-04-22 07:00:05 +0200\" value=\"x\"/></HealthData>",
              "night.hr:1:"),
             ("<HealthData><Record", "night.hr:"),
+            // A name that is not UTF-8 (Foundation's XML parser would trap on it): refused, with its line.
+            ("<?xml version=\"1.0\"?>\n<HealthData>\n<Record sourceNa\u{00D1}e=\"x\"/></HealthData>", "night.hr:3:"),
             ("RR\n1000\n900\n5000\n", "night.hr:4:"),
             ("Time,Value\n4/22/2023 7:00:05 AM,62\n4/22/2023 7:00:10 AM,abc\n", "night.hr:3:"),
             ("Id,Value\n1,62\n", "night.hr:1:"),

@@ -241,31 +241,24 @@ struct WearableTable {
             }
             return t
         }
+        // An ISO 8601 time, else an export's date (`WearableTime`), placed on the recording's timeline.
+        let date: Date
         do {
-            let date = try ISO8601Time.parse(field, defaultOffsetSeconds: start?.utcOffsetSeconds ?? 0).date
-            guard let start else {
-                throw InputFileError(path: path, line: line, message: "ISO 8601 time '\(MessageText.field(field))' "
-                    + "needs the recording's start time")
-            }
-            guard let t = AnalysisClock.checkedSamples(seconds: date.timeIntervalSince(start.date)) else {
-                throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' is out of range")
-            }
-            return t
-        } catch let e as InputFileError {
-            throw e
+            date = try ISO8601Time.parse(field, defaultOffsetSeconds: start?.utcOffsetSeconds ?? 0).date
         } catch {
-            if let date = WearableTime.date(field, defaultOffsetSeconds: start?.utcOffsetSeconds ?? 0) {
-                guard let start else {
-                    throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' "
-                        + "needs the recording's start time")
-                }
-                guard let t = AnalysisClock.checkedSamples(seconds: date.timeIntervalSince(start.date)) else {
-                    throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' is out of range")
-                }
-                return t
+            guard let d = WearableTime.date(field, defaultOffsetSeconds: start?.utcOffsetSeconds ?? 0) else {
+                throw InputFileError(path: path, line: line,
+                                     message: "time '\(MessageText.field(field))' is neither seconds nor ISO 8601 (\(error))")
             }
-            throw InputFileError(path: path, line: line,
-                                 message: "time '\(MessageText.field(field))' is neither seconds nor ISO 8601 (\(error))")
+            date = d
         }
+        guard let start else {
+            throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' "
+                + "needs the recording's start time")
+        }
+        guard let t = AnalysisClock.checkedSamples(seconds: date.timeIntervalSince(start.date)) else {
+            throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' is out of range")
+        }
+        return t
     }
 }

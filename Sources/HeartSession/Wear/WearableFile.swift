@@ -96,7 +96,7 @@ public enum WearableFile {
                 format = .fitbit
                 guard let date = WearableTime.date(dateTime, defaultOffsetSeconds: start.utcOffsetSeconds)
                         ?? ISO8601Time(dateTime, defaultOffsetSeconds: start.utcOffsetSeconds)?.date else {
-                    throw bad("dateTime '\(dateTime.prefix(40))' is not a date")
+                    throw bad("dateTime '\(MessageText.field(dateTime))' is not a date")
                 }
                 guard let bpm = ((object["value"] as? [String: Any])?["bpm"] as? NSNumber)?.doubleValue else {
                     throw bad("no value.bpm")
@@ -119,7 +119,7 @@ public enum WearableFile {
         let date: Date
         if let t = object["timestamp"] as? String {
             guard let time = ISO8601Time(t, defaultOffsetSeconds: start.utcOffsetSeconds) else {
-                throw bad("\"timestamp\" '\(t.prefix(40))' is not an ISO 8601 time")
+                throw bad("\"timestamp\" '\(MessageText.field(t))' is not an ISO 8601 time")
             }
             date = time.date
         } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite {
@@ -151,18 +151,35 @@ public enum WearableFile {
 
     /// Heart-rate and HRV (SDNN) records of Apple Health's `export.xml`, read by Foundation's streaming XML parser.
     static func appleHealth(_ bytes: [UInt8], path: String, start: ISO8601Time) throws(InputFileError) -> [WearMetrics] {
+        // Foundation's parser traps on a name that is not UTF-8 (libxml2 hands it through): the export is UTF-8, so
+        // anything else is refused first.
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw InputFileError(path: path, line: Self.firstInvalidUTF8Line(bytes), message: "not UTF-8 text (an Apple Health export is UTF-8 XML)")
+        }
         let reader = AppleHealthReader(offset: start.utcOffsetSeconds)
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = reader
         parser.shouldResolveExternalEntities = false
         if !parser.parse() {
-            let why = reader.problem ?? "not well-formed XML (\(parser.parserError.map { "\($0)" } ?? "unknown error"))"
+            let why = reader.problem ?? "not well-formed XML"
+                + (parser.parserError.map { " (\(MessageText.field("\($0)")))" } ?? "")
             throw InputFileError(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, message: why)
         }
         if let problem = reader.problem { throw InputFileError(path: path, line: reader.problemLine, message: problem) }
         // Records of several devices interleave in an export: sorted by time (stable).
         return reader.readings.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }
             .map(\.element)
+    }
+
+    /// The line of the first byte sequence that is not UTF-8.
+    static func firstInvalidUTF8Line(_ bytes: [UInt8]) -> Int? {
+        var line = 1, from = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
+            if String(validating: bytes[from..<i], as: UTF8.self) == nil { return line }
+            line += 1
+            from = i + 1
+        }
+        return nil
     }
 
     private final class AppleHealthReader: NSObject, XMLParserDelegate {
@@ -185,10 +202,10 @@ public enum WearableFile {
             guard let text = attributes["startDate"],
                   let date = WearableTime.date(text, defaultOffsetSeconds: offset)
                     ?? ISO8601Time(text, defaultOffsetSeconds: offset)?.date else {
-                return fail("a \(type) record has no readable startDate")
+                return fail("a \(MessageText.field(type)) record has no readable startDate")
             }
             guard let value = attributes["value"].flatMap(Double.init), value.isFinite else {
-                return fail("a \(type) record's value is not a number")
+                return fail("a \(MessageText.field(type)) record's value is not a number")
             }
             if key == "hr" && !bpmRange.contains(value) { return fail("heart rate \(value) bpm is out of range (20–250)") }
             readings.append(WearMetrics(timestamp: date, deviceId: attributes["sourceName"], source: .appleHealth,
@@ -209,10 +226,10 @@ public enum WearableFile {
             guard let x = Double(line) else {
                 // A line with more than one field: not an RR list (a CSV), unless it already was one.
                 if values.isEmpty { return nil }
-                throw InputFileError(path: path, line: index + 1, message: "'\(line.prefix(40))' is not an RR interval in ms")
+                throw InputFileError(path: path, line: index + 1, message: "'\(MessageText.field(line))' is not an RR interval in ms")
             }
             guard x.isFinite, rrRange.contains(x) else {
-                throw InputFileError(path: path, line: index + 1, message: "RR interval \(line.prefix(20)) ms is out of range (200–3000)")
+                throw InputFileError(path: path, line: index + 1, message: "RR interval \(MessageText.field(line)) ms is out of range (200–3000)")
             }
             values.append(x)
         }

@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes as the text inputs of sleepcycle — the one delimited-text reader (`CSVTable`)
-// and the wearable readers built on it (`HeartRateFile`, `MotionFile`), plus the ISO 8601 and duration parsers on
+// and the wearable readers built on it (`HeartRateFile`, `MotionFile`), every wearable format (`WearableFile`: JSON
+// lines, Fitbit JSON, Apple Health XML, RR lists) and the live line reader, plus the ISO 8601 and duration parsers on
 // the first line. What must hold for any input: no crash and no hang; an error is one line naming the input and
 // never echoes more than a short, escaped piece of it; parsed records come in line order; parsed samples are in
 // time order with their documented ranges.
@@ -36,6 +37,21 @@ func csvFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         for s in samples where !(s.activity.isFinite && s.activity >= 0) { fatalError("CSVFuzzer: activity \(s.activity)") }
     } catch {
         check(error.description)
+    }
+    do {
+        let contents = try WearableFile.parse(bytes, path: "fuzz", origin: start)
+        for r in contents.readings {
+            if let hr = r.hr, !(20...250).contains(hr) { fatalError("CSVFuzzer: wearable hr \(hr)") }
+            if r.rrIntervals.contains(where: { !(200...3000).contains($0) }) { fatalError("CSVFuzzer: wearable rr") }
+        }
+        for (a, b) in zip(contents.readings, contents.readings.dropFirst())
+            where contents.format != .appleHealth && b.timestamp < a.timestamp { fatalError("CSVFuzzer: wearable time order") }
+    } catch {
+        check(error.description)
+    }
+    var reader = WearableLineReader(origin: start)
+    for line in String(decoding: bytes.prefix(4096), as: UTF8.self).split(separator: "\n").prefix(20) {
+        do { _ = try reader.read(line: String(line), path: "fuzz") } catch { check(error.description) }
     }
     let firstLine = String(decoding: bytes.prefix { $0 != 0x0A }.prefix(200), as: UTF8.self)
     do { _ = try ISO8601Time.parse(firstLine) } catch { check(error.description, named: false) }
