@@ -7,16 +7,20 @@ For each input set (staging_model.INPUT_SETS) and each subject, trains on the ot
 and stages the held-out night (whole-night Viterbi = what `sleepcycle stage` and the final
 sleepStageIntervals do). With --online it also scores the causal per-epoch decision that SleepStager publishes
 during a night (features from the epochs so far with a
-30-min quiet prior on the count z-score, HMM forward filter). Prints accuracy and Cohen's kappa for
+30-min quiet prior on the count z-score and rank, HMM forward filter). Prints accuracy and Cohen's kappa for
 4 classes (wake/light/deep/REM), 3 classes (wake/NREM/REM) and sleep/wake, and the 4-class confusion matrix
 (rows = PSG, columns = predicted), pooled over all epochs.
 """
-import argparse
+import os
 
-import numpy as np
+os.environ["OMP_NUM_THREADS"] = "1"
 
-import staging_model as sm
-from train import fit
+import argparse  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import staging_model as sm  # noqa: E402
+from train import fit  # noqa: E402
 
 
 def kappa(y, p, k):
@@ -33,15 +37,17 @@ def three(a):
 
 
 def online_path(model, cols):
-    """Causal decisions: epoch i sees epochs 0..i only (as SleepStager does), forward-filtered."""
+    """Causal decisions: epoch i sees epochs 0..i only (as SleepStager does), forward-filtered. The design row of
+    epoch i is computed from epochs 0..i; the rows are then classified together (same numbers, one call)."""
     spec = [(f["kind"], f["input"], f["window"]) for f in model["features"]]
     A = np.array(model["transition"])
+    rows = np.vstack([sm.design_matrix({k: np.asarray(v)[: i + 1] for k, v in cols.items()}, spec,
+                                       quiet_count_prior=60, rows=[i])
+                      for i in range(len(cols["time_hours"]))])
+    E = sm.emission_log(model, sm.predict_proba(model, rows))
     belief = None
     out = []
-    for i in range(len(cols["time_hours"])):
-        part = {k: np.asarray(v)[: i + 1] for k, v in cols.items()}
-        x = sm.design_matrix(part, spec, quiet_count_prior=60, rows=[i])
-        e = sm.emission_log(model, sm.predict_proba(model, x))[0]
+    for e in E:
         pred = np.array(model["initial"]) if belief is None else belief @ A
         b = pred * np.exp(e - e.max())
         belief = b / b.sum()
