@@ -10,8 +10,8 @@ struct Stage: ParsableCommand {
         discussion: """
             FILE.csv has a header row naming any of time_hours, count, hr, cosine, circadian, then one row per \
             30-s epoch (',' ';' or tab separated, quoted fields allowed). Missing columns mean that input is \
-            absent; time_hours and cosine are required. Stages come from the whole-night model (logistic \
-            regression + Viterbi); see docs/0007-staging-statistics-alarm.md.
+            absent; time_hours and cosine are required. Stages come from the whole-night model (gradient-boosted \
+            trees with heart rate, logistic regression without; then Viterbi); see docs/0007-staging-statistics-alarm.md.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
