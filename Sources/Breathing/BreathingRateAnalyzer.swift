@@ -27,11 +27,12 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    periods per window) to 1.1·`maxBpm`; its maximum is the spectral estimate.
 /// 3. **Autocorrelation.** r(L) = Σ x[i]x[i+L] / √(Σx[i]² · Σx[i+L]²) over the overlap (a Pearson-like
 ///    normalisation that does not decay with lag), from half the shortest period searched (for the octave
-///    check) up to the longest period searched or a third of the window (at least three breaths). Among its local maxima the one with the highest biased value
-///    r(L)·(n−L)/n is taken (the bias favours the period over its multiples; the normalised-autocorrelation
-///    period picking of pitch detectors, e.g. McLeod & Wyvill, "A smarter way to find pitch", ICMC 2005),
-///    refined by parabolic interpolation. Inhale and exhale are often separate bursts: if r at twice the lag
-///    exceeds r at the lag by `cycleDoublingMargin`, the doubled lag (the whole cycle) is tried first.
+///    check) up to the longest period searched or a third of the window (at least three breaths). Among its
+///    local maxima the one with the highest biased value r(L)·(n−L)/n is taken (the bias favours the period
+///    over its multiples; the normalised-autocorrelation period picking of pitch detectors, e.g. McLeod &
+///    Wyvill, "A smarter way to find pitch", ICMC 2005), refined by parabolic interpolation. Inhale and
+///    exhale are often separate bursts: if r at twice the lag exceeds r at the lag by `cycleDoublingMargin`,
+///    the doubled lag (the whole cycle) is tried first.
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
@@ -156,8 +157,9 @@ public struct BreathingRateAnalyzer: Sendable {
         // the window's range, whose lag doubled is still periodic. Reporting f would halve it: refuse.
         if halfLagR >= lag.value - parameters.octaveMargin {
             let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * spectralBpm)
-            let atRate = spectralPeak(count: n, low: max(lowBpm, spectralBpm - tolerance), high: spectralBpm + tolerance)
-            let atDouble = spectralPeak(count: n, low: 2 * (spectralBpm - tolerance), high: 2 * (spectralBpm + tolerance))
+            let (low, high) = (spectralBpm - tolerance, spectralBpm + tolerance)
+            let atRate = spectralPeak(count: n, low: max(lowBpm, low), high: high)
+            let atDouble = spectralPeak(count: n, low: 2 * low, high: 2 * high)
             if atDouble.power >= atRate.power { return nil }
         }
         let spectral = (bpm: spectralBpm, concentration: concentration(bpm: spectralBpm, count: n))

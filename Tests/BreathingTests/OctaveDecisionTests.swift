@@ -37,7 +37,8 @@ import Testing
 
     /// Fast breathing whose alternate breaths are shallower (inhale at `deepDb`, then `shallowDb`), each
     /// with a weak exhale.
-    static func alternating(periodSec: Double, deepDb: Float, shallowDb: Float, seed: UInt64) -> (values: [Float], bpm: Double) {
+    static func alternating(periodSec: Double, deepDb: Float, shallowDb: Float, seed: UInt64)
+        -> (values: [Float], bpm: Double) {
         var rng = Noise(seed: seed)
         let (starts, bpm) = cycles(periodSec: periodSec, seconds: 60, rng: &rng)
         var cycle = 0
