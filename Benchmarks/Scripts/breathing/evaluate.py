@@ -5,7 +5,9 @@ Runs the Swift estimator through `sleepcycle breathing-eval` (hidden subcommand;
 JSON lines out) on
   * synthetic breathing (band-passed noise bursts with inhale/exhale envelopes and rate jitter) at
     6-30 breaths/min in pink, brown and fan noise at SNR inf/20/10/5/0 dB,
-  * negatives (white/pink/brown/fan noise, silence) that must get no value,
+  * a fast/slow and asymmetry set (4-40 breaths/min; inhale only, exhale 0.25-1x, heart sounds, noise,
+    30-s clips) with halved/doubled answers counted per condition,
+  * negatives (white/pink/brown/fan noise, silence, heart sounds alone) that must get no value,
   * ICBHI chest recordings (manifest bpm), Coswara deep breathing (no labels).
 Nothing from shared/data is written into the repository: audio is converted into a temporary directory.
 """
