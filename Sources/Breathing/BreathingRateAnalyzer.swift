@@ -26,17 +26,23 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    (Goertzel's recurrence) on a 0.5 breaths/min grid, refined at 0.05, from `minBpm`/1.1 (or three
 ///    periods per window) to 1.1·`maxBpm`; its maximum is the spectral estimate.
 /// 3. **Autocorrelation.** r(L) = Σ x[i]x[i+L] / √(Σx[i]² · Σx[i+L]²) over the overlap (a Pearson-like
-///    normalisation that does not decay with lag), for lags up to the longest period searched or a third of
-///    the window (at least three breaths). Among its local maxima the one with the highest biased value
-///    r(L)·(n−L)/n is taken (the bias favours the period over its multiples; the normalised-autocorrelation
-///    period picking of pitch detectors, e.g. McLeod & Wyvill, "A smarter way to find pitch", ICMC 2005),
-///    refined by parabolic interpolation. Inhale and exhale are often separate bursts: if r at twice the lag
-///    exceeds r at the lag by `cycleDoublingMargin`, the doubled lag (the whole cycle) is tried first.
+///    normalisation that does not decay with lag), from half the shortest period searched (for the octave
+///    check) up to the longest period searched or a third of the window (at least three breaths). Among its
+///    local maxima the one with the highest biased value r(L)·(n−L)/n is taken (the bias favours the period
+///    over its multiples; the normalised-autocorrelation period picking of pitch detectors, e.g. McLeod &
+///    Wyvill, "A smarter way to find pitch", ICMC 2005), refined by parabolic interpolation. Inhale and
+///    exhale are often separate bursts: if r at twice the lag exceeds r at the lag by `cycleDoublingMargin`,
+///    the doubled lag (the whole cycle) is tried first.
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
 ///    rate. Otherwise, or when the rate is outside [`minBpm`, `maxBpm`], no value. The rate reported is the
 ///    mean of the two estimates.
+/// 4b. **Octave check** (f against 2f, as in the subharmonic tests of pitch detectors, e.g. Sun,
+///    "Pitch determination and voice quality analysis using subharmonic-to-harmonic ratio", ICASSP 2002):
+///    if r at half the chosen lag is within `octaveMargin` of r at the lag (the envelope repeats just as
+///    well every half period) and the spectrum near 2f is at least as strong as near f, the rhythm is 2f —
+///    heart sounds, or breathing faster than the range — and reporting f would halve it: no value.
 /// 5. **Confidence** = periodicity × min(1, concentration / 0.5), where periodicity is r at the chosen lag and
 ///    concentration is the share of the envelope's 3–90 breaths/min power within ±2 bins of the rate and
 ///    its second harmonic. A window is answered only when periodicity ≥ `minPeriodicity` and confidence ≥
@@ -48,8 +54,8 @@ public struct BreathingRateAnalyzer: Sendable {
         /// Envelope sample rate (Hz).
         public var envelopeRateHz: Double = 10
         /// Lowest and highest breathing rate reported (breaths/min).
-        public var minBpm: Double = 6
-        public var maxBpm: Double = 42
+        public var minBpm: Double = 4
+        public var maxBpm: Double = 45
         /// Minimum normalised autocorrelation at the breathing period for a value.
         public var minPeriodicity: Double = 0.3
         /// Minimum confidence for a value.
@@ -60,6 +66,10 @@ public struct BreathingRateAnalyzer: Sendable {
         /// When the spectral peak is at twice the autocorrelation rate (inhale and exhale heard as two
         /// bursts), the spectral power at the autocorrelation rate must be at least this share of the peak.
         public var cycleFundamentalShare: Double = 0.2
+        /// Octave check: a rate f is refused when the envelope repeats as well at half the lag (r within
+        /// this margin of r at the lag) and the spectrum's line near 2f is at least as strong as near f — the
+        /// rhythm is then 2f (heart sounds, breathing faster than the range), not f.
+        public var octaveMargin: Double = 0.05
         /// The autocorrelation period is doubled (half a cycle was found) when r at twice the lag exceeds
         /// r at the lag by more than this.
         public var cycleDoublingMargin: Double = 0.05
@@ -92,8 +102,9 @@ public struct BreathingRateAnalyzer: Sendable {
         let n = min(envelope.count, capacity)
         let fs = parameters.envelopeRateHz
         // Search 10 % beyond the reported range so that a rate just outside it is found (and refused)
-        // rather than mistaken for its harmonic.
-        let minLag = Int((60 / (parameters.maxBpm * 1.2) * fs).rounded(.down))
+        // rather than mistaken for its harmonic; the autocorrelation reaches down to half the shortest
+        // period for the octave check.
+        let minLag = Int((60 / (2 * parameters.maxBpm * 1.1) * fs).rounded(.down))
         let maxPeriodLag = Int((60 / (parameters.minBpm / 1.1) * fs).rounded(.up))
         let maxLag = min(maxPeriodLag, n / 3)
         let shortestBreathLag = 60 / parameters.maxBpm * fs
@@ -123,12 +134,13 @@ public struct BreathingRateAnalyzer: Sendable {
            double.value > first.value + parameters.cycleDoublingMargin {
             candidates.insert(double, at: 0)
         }
-        var agreed: (lag: (lag: Double, value: Double), acBpm: Double, spectralBpm: Double)?
+        var agreed: (lag: (lag: Double, value: Double), acBpm: Double, spectralBpm: Double, halfLagR: Double)?
         for lag in candidates {
             let acBpm = 60 * fs / lag.lag
             let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * acBpm)
+            let halfLagR = autocorrelationNear(lag.lag / 2)
             if abs(peak.bpm - acBpm) <= tolerance {
-                agreed = (lag, acBpm, peak.bpm); break
+                agreed = (lag, acBpm, peak.bpm, halfLagR); break
             }
             // Inhale and exhale are separate bursts: the strongest spectral line can be the burst rate,
             // twice the breathing rate, while the autocorrelation (bursts alternate in shape and level)
@@ -136,10 +148,20 @@ public struct BreathingRateAnalyzer: Sendable {
             guard abs(peak.bpm / 2 - acBpm) <= tolerance else { continue }
             let half = spectralPeak(count: n, low: max(lowBpm, acBpm - tolerance), high: acBpm + tolerance)
             if half.power >= parameters.cycleFundamentalShare * peak.power, abs(half.bpm - acBpm) <= tolerance {
-                agreed = (lag, acBpm, half.bpm); break
+                agreed = (lag, acBpm, half.bpm, halfLagR); break
             }
         }
-        guard let (lag, acBpm, spectralBpm) = agreed else { return nil }
+        guard let (lag, acBpm, spectralBpm, halfLagR) = agreed else { return nil }
+        // Octave check (f against 2f): if the envelope repeats as well at half the lag and the spectrum is
+        // at least as strong near 2f as near f, the rhythm is 2f — heart sounds, or breathing faster than
+        // the window's range, whose lag doubled is still periodic. Reporting f would halve it: refuse.
+        if halfLagR >= lag.value - parameters.octaveMargin {
+            let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * spectralBpm)
+            let (low, high) = (spectralBpm - tolerance, spectralBpm + tolerance)
+            let atRate = spectralPeak(count: n, low: max(lowBpm, low), high: high)
+            let atDouble = spectralPeak(count: n, low: 2 * low, high: 2 * high)
+            if atDouble.power >= atRate.power { return nil }
+        }
         let spectral = (bpm: spectralBpm, concentration: concentration(bpm: spectralBpm, count: n))
 
         let periodicity = lag.value
@@ -197,6 +219,23 @@ public struct BreathingRateAnalyzer: Sendable {
                 r[lag] = d > 0 ? xy / d : 0
             }
         }
+    }
+
+    /// The highest local maximum of r within ±1 sample of `lag`, refined by parabolic interpolation (the
+    /// largest sampled value there when r has no local maximum; −1 outside the computed lags).
+    private func autocorrelationNear(_ lag: Double) -> Double {
+        let lo = max(acLow + 1, Int((lag - 1).rounded(.down))), hi = min(acHigh - 1, Int((lag + 1).rounded(.up)))
+        guard hi >= lo else { return -1 }
+        var best = -Double.infinity, sampled = -Double.infinity
+        for l in lo...hi {
+            sampled = max(sampled, r[l])
+            guard r[l] > r[l - 1], r[l] >= r[l + 1] else { continue }
+            let (ym, y0, yp) = (r[l - 1], r[l], r[l + 1])
+            let denom = ym - 2 * y0 + yp
+            let shift = denom < 0 ? max(-0.5, min(0.5, 0.5 * (ym - yp) / denom)) : 0
+            best = max(best, y0 - 0.25 * (ym - yp) * shift)
+        }
+        return best > -Double.infinity ? best : sampled
     }
 
     /// The local maximum of r with its lag in [from, to] (samples) that has the highest *biased* value

@@ -37,8 +37,8 @@ import Testing
 
     @Test func ratesOutsideTheRangeAreRefused() {
         var analyzer = BreathingRateAnalyzer(capacity: 600)
-        // 4 breaths/min (below 6) and 60 breaths/min (above 42).
-        #expect(analyzer.analyze(Self.envelope(periodSec: 15, seconds: 60).values[...]) == nil)
+        // 3 breaths/min (below 4) and 60 breaths/min (above 45).
+        #expect(analyzer.analyze(Self.envelope(periodSec: 20, seconds: 60).values[...]) == nil)
         #expect(analyzer.analyze(Self.envelope(periodSec: 1, seconds: 60).values[...]) == nil)
     }
 

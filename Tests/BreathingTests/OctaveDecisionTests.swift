@@ -1,0 +1,122 @@
+import Testing
+@testable import Breathing
+
+/// The analyser's choice between a rate, half of it and twice it (docs/0006-breathing.md, "Octave
+/// decision"): envelopes (dB at 10 Hz) of fast and slow breathing, of breathing whose alternate breaths are
+/// shallower, and of heart sounds alone.
+@Suite struct OctaveDecisionTests {
+    typealias Noise = SyntheticBreathing.Noise
+
+    /// Cycle start times (s) over `seconds`, each cycle `periodSec` ± 4 %, and the true mean rate of the
+    /// complete cycles.
+    static func cycles(periodSec: Double, seconds: Double, rng: inout Noise) -> (starts: [Double], bpm: Double) {
+        var starts = [0.0]
+        while starts.last! < seconds { starts.append(starts.last! + periodSec * (1 + 0.08 * (rng.uniform() - 0.5))) }
+        let complete = starts.filter { $0 <= seconds }
+        return (starts, 60 * Double(complete.count - 1) / complete.last!)
+    }
+
+    /// Breaths: an inhale burst of at most `inhaleSec` (and 40 % of the cycle) at `inhaleDb`, an exhale of at
+    /// most `exhaleSec` (45 %) at `exhaleDb`, then a pause at 0 dB. Short bursts in a long cycle give slow
+    /// breathing its long pauses.
+    static func breaths(periodSec: Double, seconds: Double = 60, inhaleSec: Double = .infinity,
+                        exhaleSec: Double = .infinity, inhaleDb: Float = 20, exhaleDb: Float, seed: UInt64)
+        -> (values: [Float], bpm: Double) {
+        var rng = Noise(seed: seed)
+        let (starts, bpm) = cycles(periodSec: periodSec, seconds: seconds, rng: &rng)
+        var cycle = 0
+        let values: [Float] = (0..<Int(seconds * 10)).map { i in
+            let t = Double(i) / 10
+            while starts[cycle + 1] <= t { cycle += 1 }
+            let length = starts[cycle + 1] - starts[cycle], d = t - starts[cycle]
+            let inhale = min(inhaleSec, 0.4 * length), exhale = min(exhaleSec, 0.45 * length)
+            return d < inhale ? inhaleDb : d < inhale + exhale ? exhaleDb : 0
+        }
+        return (withFloorNoise(values, seed: seed), bpm)
+    }
+
+    /// Fast breathing whose alternate breaths are shallower (inhale at `deepDb`, then `shallowDb`), each
+    /// with a weak exhale.
+    static func alternating(periodSec: Double, deepDb: Float, shallowDb: Float, seed: UInt64)
+        -> (values: [Float], bpm: Double) {
+        var rng = Noise(seed: seed)
+        let (starts, bpm) = cycles(periodSec: periodSec, seconds: 60, rng: &rng)
+        var cycle = 0
+        let values: [Float] = (0..<600).map { i in
+            let t = Double(i) / 10
+            while starts[cycle + 1] <= t { cycle += 1 }
+            let phase = (t - starts[cycle]) / (starts[cycle + 1] - starts[cycle])
+            return phase < 0.4 ? (cycle % 2 == 0 ? deepDb : shallowDb) : phase < 0.85 ? 4 : 0
+        }
+        return (withFloorNoise(values, seed: seed), bpm)
+    }
+
+    /// Heart sounds alone: S1 (+12 dB) and S2 (+8 dB, 0.3 s later) spread over the two 100-ms samples they
+    /// fall between, at `bpm` ± 3 % beat to beat.
+    static func heart(bpm: Double, seed: UInt64) -> [Float] {
+        var rng = Noise(seed: seed)
+        var values = [Float](repeating: 0, count: 600)
+        var t = 0.05
+        while t < 60 {
+            for (offset, db) in [(0.0, Float(12)), (0.3, Float(8))] {
+                let x = (t + offset) * 10, k = Int(x), fraction = Float(x - Double(k))
+                if k + 1 < values.count {
+                    values[k] = max(values[k], db * (1 - fraction))
+                    values[k + 1] = max(values[k + 1], db * fraction)
+                }
+            }
+            t += 60 / bpm * (1 + 0.06 * (rng.uniform() - 0.5))
+        }
+        return withFloorNoise(values, seed: seed)
+    }
+
+    /// Adds ±1 dB of uniform noise to every sample (a recording's noise floor is never constant).
+    static func withFloorNoise(_ values: [Float], seed: UInt64) -> [Float] {
+        var rng = Noise(seed: seed + 100)
+        return values.map { $0 + Float(2 * (rng.uniform() - 0.5)) }
+    }
+
+    @Test(arguments: [36.0, 40.0, 44.0])
+    func fastBreathingWithAWeakExhaleIsNotHalved(bpm: Double) throws {
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let envelope = Self.breaths(periodSec: 60 / bpm, exhaleDb: 4, seed: 3)
+        let answer = analyzer.analyze(envelope.values[...])
+        let result = try #require(answer)
+        #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
+    }
+
+    @Test(arguments: [50.0, 56.0])
+    func breathingFasterThanTheRangeIsRefusedNotHalved(bpm: Double) {
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        #expect(analyzer.analyze(Self.breaths(periodSec: 60 / bpm, exhaleDb: 4, seed: 3).values[...]) == nil)
+    }
+
+    @Test(arguments: [30.0, 40.0])
+    func alternateShallowBreathsAreNotTakenForExhales(bpm: Double) {
+        // Deep and shallow breaths 8 dB apart: the envelope repeats best every two breaths, but each breath
+        // is a separate rhythm; the rate must not come out halved (a refusal is acceptable).
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let envelope = Self.alternating(periodSec: 60 / bpm, deepDb: 20, shallowDb: 12, seed: 3)
+        if let result = analyzer.analyze(envelope.values[...]) {
+            #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
+        }
+    }
+
+    @Test(arguments: [4.5, 5.0, 7.0, 9.0])
+    func slowBreathingWithAnAudibleExhaleIsNotDoubled(bpm: Double) throws {
+        // 2.5-s inhale, 3-s exhale 4 dB weaker, then a long pause.
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let envelope = Self.breaths(periodSec: 60 / bpm, inhaleSec: 2.5, exhaleSec: 3, exhaleDb: 16, seed: 4)
+        let answer = analyzer.analyze(envelope.values[...])
+        let result = try #require(answer)
+        #expect(abs(result.bpm - envelope.bpm) < 0.5, "\(result.bpm) for \(envelope.bpm)")
+    }
+
+    @Test(arguments: [(50.0, UInt64(1)), (62, 2), (70, 3), (74, 3), (80, 1), (84, 1), (90, 2)])
+    func heartSoundsAloneGiveNoRate(bpm: Double, seed: UInt64) {
+        // Twice the beat period also repeats, and 25–45 beats/min lie in the breathing range: the octave
+        // check must see that the rhythm is the heart's.
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        #expect(analyzer.analyze(Self.heart(bpm: bpm, seed: seed)[...]) == nil)
+    }
+}
