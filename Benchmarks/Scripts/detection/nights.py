@@ -31,12 +31,18 @@ def trimmed(x, max_sec):
     return x[a:min(b, a + int(max_sec * C.SR))]
 
 
-def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=None):
+def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=None, background=None, convolve=None,
+                event_gain_db=None):
     """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate. With
     `reverb_rng` every placed clip (events and distractors) is first convolved with its own synthetic room impulse
     response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one.
     With a list `placed`, every distractor is appended to it as (label, start_s, end_s) (`false_events.py`); the
-    audio and the random draws do not change."""
+    audio and the random draws do not change.
+    Hooks of `conditions.py` (None: the behaviour above, draw for draw): `background(rng, n)` returns every
+    background piece (unit RMS) in place of the generated / rain bed, which is drawn first all the same (a hook that
+    draws from its own generator leaves the rest of the night unchanged); `convolve(clip, cls)` (cls None for a
+    distractor) replaces the room of `reverb_rng`; `event_gain_db(t_sec)` is added to the level of an event (not a
+    distractor) placed at t."""
     sp = dict(EVAL_SPEC, **(spec or {}))
     n = int(minutes * 60 * C.SR)
     x = np.zeros(n, np.float32)
@@ -61,6 +67,8 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
             piece = piece / (np.sqrt(np.mean(piece ** 2)) + 1e-12)
         else:
             piece, _ = C.background(rng, ln)
+        if background is not None:
+            piece = background(rng, ln)   # after the default draws, so the rest of the night does not change
         fade = min(ln, 2 * C.SR)
         env = np.ones(ln, np.float32)
         env[:fade] = np.linspace(0, 1, fade)
@@ -80,9 +88,14 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
         b = min(n, a + len(clip))
         if b <= a:
             return None
-        if reverb_rng is not None:
+        if convolve is not None:
+            clip = convolve(clip, cls)
+            b = min(n, a + len(clip))
+        elif reverb_rng is not None:
             clip = C.reverberate(reverb_rng, clip)
             b = min(n, a + len(clip))
+        if cls and event_gain_db is not None:
+            snr = snr + event_gain_db(t)
         g = 10 ** ((level[a] + snr) / 20) / C.active_rms(clip)
         x[a:b] += clip[: b - a] * g
         if cls:
