@@ -18,6 +18,8 @@ public final class SessionEngine: @unchecked Sendable {
     private var readerDone: DispatchSemaphore?
     /// The provider's failure, if it ended with one (reported by `stop` and `wait`).
     private var providerError: (any Error)?
+    /// The mode and profile `session_started` reports, until the first reading (whose time it carries) arrives.
+    private var pendingStart: (SessionMode, ComputeProfile)?
 
     public init() {}
 
@@ -71,7 +73,6 @@ public final class SessionEngine: @unchecked Sendable {
         }
         return sessionId
     }
-    private var pendingStart: (SessionMode, ComputeProfile)?
 
     /// A reading. Readings must come in time order; an earlier one is refused.
     public func push(_ sample: BiosignalSample) throws(SessionError) {

@@ -110,11 +110,6 @@ struct HRSession: ParsableCommand {
         }
         return out.joined(separator: "\n") + "\n"
     }
-
-    /// The readings of a wearable's file (`WearableFile`), timed in ms from the first.
-    static func read(_ path: String) throws -> [BiosignalSample] {
-        WearMetrics.biosignalSamples(try WearableFile.read(path: path, origin: nil).readings)
-    }
 }
 
 extension SessionMode: ExpressibleByArgument {}

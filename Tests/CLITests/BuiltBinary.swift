@@ -62,6 +62,12 @@ enum BuiltBinary {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", script, bin.path]
+        return try capture(p)
+    }
+
+    /// Runs a configured process to completion with no standard input, reading both of its outputs fully before
+    /// waiting (outputs can exceed a pipe buffer).
+    static func capture(_ p: Process) throws -> Run {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

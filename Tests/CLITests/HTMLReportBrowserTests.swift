@@ -20,7 +20,7 @@ enum Chromium {
                         "--disable-default-apps", "--disable-domain-reliability", "--no-pings",
                         "--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=0"]
 
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
+    typealias Run = BuiltBinary.Run
 
     /// Runs Chromium with `arguments` after the common flags, in its own profile folder under `home`.
     static func run(_ arguments: [String], home: String) throws -> Run {
@@ -30,17 +30,7 @@ enum Chromium {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
         p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err; p.standardInput = FileHandle.nullDevice
-        try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        return try BuiltBinary.capture(p)
     }
 
     /// The page's console messages (Chromium logs them as `INFO:CONSOLE` lines with --enable-logging).
