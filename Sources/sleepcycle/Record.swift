@@ -140,6 +140,13 @@ struct Record: AsyncParsableCommand {
             let stream = engine.alarmStream
             return Task { for await ringing in stream { AlarmCommand.run(command, ringing: ringing) } }
         }
+        // The wearable's file is opened before the night starts: a path that cannot be read leaves no night behind.
+        let wearable = try hr.map { path in
+            let (stream, continuation) = AsyncStream.makeStream(of: [WearMetrics].self)
+            let follower = try WearableFollower(path: path, origin: startTime) { continuation.yield($0) }
+            follower.onStop = { continuation.finish() }
+            return (follower: follower, stream: stream)
+        }
         let source = try settings.openSource()
         let id: UUID
         if let resuming {
@@ -154,15 +161,9 @@ struct Record: AsyncParsableCommand {
                 at: startTime.date, using: source, eventListeners: [status.listener])
             Diagnostics.log.info("recording night \(id.uuidString) into \(MessageText.path(store.path))")
         }
-        // The wearable's readings, pushed in the order they are read (one task: the engine is an actor).
-        var follower: WearableFollower?
-        var pushing: Task<Void, Never>?
-        if let hr {
-            let (stream, continuation) = AsyncStream.makeStream(of: [WearMetrics].self)
-            pushing = Task { for await readings in stream { try? await engine.push(readings) } }
-            follower = try WearableFollower(path: hr, origin: startTime) { continuation.yield($0) }
-            follower?.onStop = { continuation.finish() }
-        }
+        // The wearable's readings, pushed in the order they were read (one task: the engine is an actor), once the
+        // night runs; what arrived before waits in the stream.
+        let pushing = wearable.map { w in Task { for await readings in w.stream { try? await engine.push(readings) } } }
         let nightOffset = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).utcOffsetSeconds }
             ?? startTime.utcOffsetSeconds
         let watchers = status.watch(engine: engine, offsetSeconds: nightOffset)
@@ -179,7 +180,7 @@ struct Record: AsyncParsableCommand {
         }
         let reason = await stop.wait()
         Diagnostics.log.info("stopping: \(reason)")
-        if let follower, let hr {
+        if let follower = wearable?.follower, let hr {
             let (readings, bad) = follower.stop()
             await pushing?.value
             Diagnostics.log.info("\(MessageText.path(hr)): \(readings) wearable readings")

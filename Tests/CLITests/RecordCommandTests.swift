@@ -193,6 +193,17 @@ import Testing
         }
     }
 
+    /// A `--hr` path that cannot be read (missing, a folder) is one line and exit 66 before the night starts: no
+    /// night is left in the store.
+    @Test func anUnreadableWearablePathLeavesNoNight() throws {
+        let store = storePath("hr-bad.sqlite")
+        for path in [temp.path("missing.jsonl"), temp.url.path] {
+            let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store, "--hr", path], stdin: Data(count: 64_000))
+            #expect(r.status == 66 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        }
+        #expect(try NightStore(path: store).nights().isEmpty)
+    }
+
     /// `record --hr` follows a wearable's JSON lines; with `--wearable-key` its readings are journaled encrypted, a
     /// killed night cannot be resumed (or read) without the key, and with it the night's heart session is whole.
     @Test func wearableReadingsAreFollowedAndEncryptedAtRest() throws {

@@ -87,6 +87,7 @@ struct WearableFileTests {
             ("{\"timestamp\": 0, \"metrics\": {\"hr\": 60}}\n{\"timestamp\": 1, \"metrics\": {\"hr\": 400}}\n", "night.hr:2:"),
             ("{\"timestamp\": 0, \"metrics\": {\"hr\": 60}}\nnot json\n", "night.hr:2:"),
             ("{\"timestamp\": \"yesterday\", \"metrics\": {\"hr\": 60}}\n", "night.hr:1:"),
+            ("{\"timestamp\": 1e9, \"metrics\": {\"hr\": 60}}\n{\"timestamp\": 1e300, \"metrics\": {\"hr\": 60}}\n", "night.hr:2:"),
             ("{\"timestamp\": 5, \"metrics\": {\"hr\": 60}}\n{\"timestamp\": 1, \"metrics\": {\"hr\": 60}}\n", "night.hr:"),
             ("[{\"dateTime\": \"04/22/23 07:00:05\", \"value\": {\"bpm\": 62}}, {\"dateTime\": \"soon\", \"value\": {\"bpm\": 1}}]",
              "night.hr: item 2"),

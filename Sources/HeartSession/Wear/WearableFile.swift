@@ -122,11 +122,11 @@ public enum WearableFile {
                 throw bad("\"timestamp\" '\(MessageText.field(t))' is not an ISO 8601 time")
             }
             date = time.date
-        } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite {
+        } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite, abs(t) < 1e10 {
             // Unix time (seconds since 1970: any time after 2001), else seconds from the recording's start.
             date = t > 1e9 ? Date(timeIntervalSince1970: t) : start.date.addingTimeInterval(t)
         } else {
-            throw bad("\"timestamp\" must be an ISO 8601 time or seconds")
+            throw bad("\"timestamp\" must be an ISO 8601 time or seconds (Unix time, or from the recording's start)")
         }
         var metrics: [String: Double] = [:]
         for (key, value) in object["metrics"] as? [String: Any] ?? [:] {

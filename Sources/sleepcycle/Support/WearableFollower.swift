@@ -24,6 +24,11 @@ final class WearableFollower: @unchecked Sendable {
         self.push = push
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw CLIError(.noInput, "\(MessageText.path(path)): \(InputFile.describe(errno: errno))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+            close(fd)
+            throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a file or FIFO of readings)")
+        }
         let thread = Thread { [self] in
             defer { close(fd); done.signal() }
             var reader = WearableLineReader(origin: origin)

@@ -44,6 +44,9 @@ func csvFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             if let hr = r.hr, !(20...250).contains(hr) { fatalError("CSVFuzzer: wearable hr \(hr)") }
             if r.rrIntervals.contains(where: { !(200...3000).contains($0) }) { fatalError("CSVFuzzer: wearable rr") }
         }
+        // Both timelines the readings go to (a session's ms, the night's samples) hold them without overflow.
+        _ = WearMetrics.biosignalSamples(contents.readings)
+        _ = WearMetrics.heartRateSamples(contents.readings, start: start.date)
         for (a, b) in zip(contents.readings, contents.readings.dropFirst())
             where contents.format != .appleHealth && b.timestamp < a.timestamp { fatalError("CSVFuzzer: wearable time order") }
     } catch {
