@@ -169,6 +169,10 @@ struct DetectEventsCommand: ParsableCommand {
     var machineEchoWhileTicking: Float?
     @Option(help: "Whether a segment's echo also looks at the beat periods after it (true/false) instead of the default.")
     var machineEchoAfter: Bool?
+    @Option(help: "Probability from which a snore with no other snore near it is reported, instead of the default.")
+    var isolatedSnoreProbability: Double?
+    @Option(help: "Seconds within which another snore makes a snore part of a bout, instead of the default.")
+    var snoreBoutWindow: Double?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -187,6 +191,8 @@ struct DetectEventsCommand: ParsableCommand {
         if let machineEcho { configuration.machineEcho = machineEcho }
         if let machineEchoWhileTicking { configuration.machineEchoWhileTicking = machineEchoWhileTicking }
         if let machineEchoAfter { configuration.machineEchoAfter = machineEchoAfter }
+        if let isolatedSnoreProbability { configuration.isolatedSnoreProbability = isolatedSnoreProbability }
+        if let snoreBoutWindow { configuration.snoreBoutWindowSec = snoreBoutWindow }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier,

@@ -216,6 +216,65 @@ final class AnalyzeCommandTests {
         #expect(run.stderr.hasPrefix("warning: ") && run.stderr.contains("replaced"), "\(run.stderr)")
     }
 
+    /// The example night as a laptop microphone hears it (`conditions.py`'s `laptop` response: 4th-order high-pass
+    /// at 300 Hz and low-pass at 6.5 kHz, +6 dB at 1.2 kHz, −6 dB at 4.5 kHz; labels: movement 18–24 s, snoring
+    /// 36–100 s, talking 128–131.9 s, coughs at 110 and 150 s): most of the snoring bout is still heard and nothing is
+    /// invented. The built-in model finds 19 snores in the dry night and 15 here, and loses the talking here (the
+    /// weakness "Unseen conditions" in docs/0005-event-detection.md measures); a model that hears less than 14 of
+    /// them, or reports a sound where the night has none, fails.
+    @Test func aLaptopMicrophoneStillHearsTheExampleNight() throws {
+        var filters = [RBJ.highPass(300), .highPass(300), .lowPass(6500), .lowPass(6500),
+                       .peak(1200, gainDb: 6, q: 2), .peak(4500, gainDb: -6, q: 2)]
+        let laptop = try Self.decodeExample().map { x in
+            var y = x
+            for i in filters.indices { y = filters[i].process(y) }
+            return y
+        }
+        let path = try writeWAV(name: "laptop.wav", rate: 16_000, channels: [laptop])
+        let r = try Self.analyze([path, "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func date(_ value: Any?) throws -> Date {
+            let text = value as? String ?? ""
+            return try #require(fractional.date(from: text) ?? ISO8601DateFormatter().date(from: text), "\(text)")
+        }
+        let t0 = try date(json["startTime"])
+        let events = try (json["events"] as? [[String: Any]] ?? []).map { e in
+            (e["type"] as? String ?? "", try date(e["start"]).timeIntervalSince(t0), try date(e["end"]).timeIntervalSince(t0))
+        }
+        let snores = events.filter { $0.0 == "snoring" }
+        #expect(snores.count >= 14, "\(snores.count) snores")
+        // Every event lies on a labelled sound (±2 s): movement, the bout, the talking or a cough.
+        let labelled: [(Double, Double)] = [(18, 24), (36, 100), (110, 112.5), (128, 131.92), (150, 150.6)]
+        for e in events {
+            #expect(labelled.contains { e.1 < $0.1 + 2 && e.2 > $0.0 - 2 }, "\(e) is on no labelled sound")
+        }
+    }
+
+    /// A biquad of the Audio EQ Cookbook (R. Bristow-Johnson), transposed direct form II, at 16 kHz.
+    struct RBJ {
+        var b: (Double, Double, Double), a: (Double, Double), z = (0.0, 0.0)
+        static func pass(_ f: Double, high: Bool) -> RBJ {
+            let w = 2 * Double.pi * f / 16_000, alpha = sin(w) / (2 / 2.0.squareRoot()), c = cos(w), a0 = 1 + alpha
+            let n = high ? ((1 + c) / 2, -(1 + c), (1 + c) / 2) : ((1 - c) / 2, 1 - c, (1 - c) / 2)
+            return RBJ(b: (n.0 / a0, n.1 / a0, n.2 / a0), a: (-2 * c / a0, (1 - alpha) / a0))
+        }
+        static func highPass(_ f: Double) -> RBJ { pass(f, high: true) }
+        static func lowPass(_ f: Double) -> RBJ { pass(f, high: false) }
+        static func peak(_ f: Double, gainDb: Double, q: Double) -> RBJ {
+            let g = pow(10, gainDb / 40), w = 2 * Double.pi * f / 16_000, alpha = sin(w) / (2 * q), c = cos(w)
+            let a0 = 1 + alpha / g
+            return RBJ(b: ((1 + alpha * g) / a0, -2 * c / a0, (1 - alpha * g) / a0), a: (-2 * c / a0, (1 - alpha / g) / a0))
+        }
+        mutating func process(_ x: Float) -> Float {
+            let x = Double(x), y = b.0 * x + z.0
+            z = (b.1 * x - a.0 * y + z.1, b.2 * x - a.1 * y)
+            return Float(y)
+        }
+    }
+
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 import soundfile as sf
-from scipy.signal import fftconvolve, lfilter
+from scipy.signal import butter, fftconvolve, istft, lfilter, sosfilt, stft
 
 SR = 16000
 CLASSES = ["none", "snoring", "talking", "coughing", "movement"]
@@ -330,6 +330,103 @@ def band_limit(rng, x):
     if r < 0.67:
         return bandpass(None, x, 0, 4000)
     return bandpass(None, x, 150, 8000)
+
+
+def _peaking(f0, gain_db, q):
+    """One peaking-EQ biquad (RBJ cookbook) as a second-order section."""
+    a = 10 ** (gain_db / 40)
+    w = 2 * np.pi * f0 / SR
+    al = np.sin(w) / (2 * q)
+    b = np.array([1 + al * a, -2 * np.cos(w), 1 - al * a])
+    d = np.array([1 + al / a, -2 * np.cos(w), 1 - al / a])
+    return np.concatenate([b / d[0], d / d[0]])[None, :]
+
+
+def microphone(rng):
+    """A random microphone response (second-order sections) for augmentation: a high-pass at 60-450 Hz
+    (log-uniform; order 2 or 4), a low-pass at 3.4-7.5 kHz on 60 % of draws (order 4), and 0-3 peaking resonances
+    or notches (400 Hz - 6 kHz, +-3-9 dB, Q 0.7-3). Phones, laptops, webcams and cheap USB microphones cut the
+    low end where snores live and colour the rest; every draw is a different one of them, none a copy of the
+    responses `conditions.MICS` evaluates."""
+    hp = float(np.exp(rng.uniform(np.log(60), np.log(450))))
+    parts = [butter(int(rng.choice([2, 4])), hp, "highpass", fs=SR, output="sos")]
+    if rng.random() < 0.6:
+        parts.append(butter(4, rng.uniform(3400, 7500), "lowpass", fs=SR, output="sos"))
+    for _ in range(int(rng.integers(0, 4))):
+        f0 = float(np.exp(rng.uniform(np.log(400), np.log(6000))))
+        parts.append(_peaking(f0, rng.uniform(3, 9) * rng.choice([-1, 1]), rng.uniform(0.7, 3.0)))
+    return np.vstack(parts)
+
+
+def through_microphone(sos, x):
+    """`x` filtered by a `microphone` response, at the same active level (a microphone colours, the level is the
+    scene's SNR draw)."""
+    y = sosfilt(sos, x).astype(np.float32)
+    return y * (active_rms(x) / (active_rms(y) + 1e-12))
+
+
+def whisper(rng, x):
+    """Whispered speech made from a voiced recording: every frame's spectral envelope (the log magnitude
+    smoothed by keeping the first 24 cepstral coefficients, which removes the harmonics) over noise of random
+    phase, then a high-pass at 250-500 Hz (a whisper has no voice below its first formant). Formants, syllable
+    rhythm and fricatives stay; voicing and pitch go."""
+    n_fft, hop = 512, 128
+    _, _, z = stft(x, SR, nperseg=n_fft, noverlap=n_fft - hop)
+    logm = np.log(np.abs(z) + 1e-7)
+    cep = np.fft.irfft(logm, axis=0)
+    keep = 24
+    cep[keep:-keep + 1] = 0
+    env = np.exp(np.fft.rfft(cep, axis=0).real[:z.shape[0]])
+    ph = np.exp(2j * np.pi * rng.random(z.shape))
+    _, y = istft(env * ph, SR, nperseg=n_fft, noverlap=n_fft - hop)
+    y = sosfilt(butter(4, rng.uniform(250, 500), "highpass", fs=SR, output="sos"), y[:len(x)])
+    return (y / (np.max(np.abs(y)) + 1e-12) * 0.5).astype(np.float32)
+
+
+def mumble(rng, x):
+    """Mumbled speech, as through a pillow or a blanket: a 4th-order low-pass at 700-2000 Hz."""
+    y = sosfilt(butter(4, rng.uniform(700, 2000), "lowpass", fs=SR, output="sos"), x)
+    return (y / (np.max(np.abs(y)) + 1e-12) * 0.5).astype(np.float32)
+
+
+def impact(rng):
+    """A household impact that is none of the four classes (0.3-4 s): knocks on a door or a wall (2-5 hits
+    4-8 per second), an object dropped (one hit, sometimes a bounce or two), a door or drawer closing (a thud
+    with a latch click), or footsteps (4-10 soft hits 0.4-0.7 s apart). Each hit is a short noise burst exciting
+    3-8 damped modes (80 Hz - 4 kHz, decays 10-200 ms) - broadband and impulsive like a cough's onset, but without
+    its noisy, breathy tail."""
+    kind = ("knock", "drop", "door", "steps")[int(rng.integers(4))]
+    modes_f = np.exp(rng.uniform(np.log(80), np.log(4000), int(rng.integers(3, 9))))
+    modes_d = rng.uniform(0.01, 0.2, len(modes_f))
+
+    def hit(gain, brightness):
+        n = int(0.5 * SR)
+        t = np.arange(n) / SR
+        y = sum(rng.uniform(0.2, 1) * np.sin(2 * np.pi * f * t + rng.uniform(0, 6.3)) * np.exp(-t / d)
+                for f, d in zip(modes_f, modes_d * rng.uniform(0.8, 1.2)))
+        burst = int(rng.uniform(0.001, 0.006) * SR)
+        y[:burst] += brightness * rng.standard_normal(burst) * np.max(np.abs(y))
+        return gain * y / (np.max(np.abs(y)) + 1e-12)
+
+    if kind == "knock":
+        times = np.cumsum(np.r_[0, rng.uniform(0.12, 0.25, int(rng.integers(1, 5)))])
+        hits = [(t, rng.uniform(0.7, 1.0), rng.uniform(0.3, 1.0)) for t in times]
+    elif kind == "drop":
+        hits = [(0.0, 1.0, rng.uniform(0.5, 2.0))]
+        for k in range(int(rng.integers(0, 3))):
+            hits.append((hits[-1][0] + rng.uniform(0.08, 0.3), 0.5 ** (k + 1), rng.uniform(0.5, 2.0)))
+    elif kind == "door":
+        hits = [(0.0, 1.0, rng.uniform(0.1, 0.5)), (rng.uniform(0.02, 0.15), rng.uniform(0.3, 0.7), 3.0)]
+    else:
+        t0 = np.cumsum(np.r_[0, rng.uniform(0.4, 0.7, int(rng.integers(3, 9)))])
+        hits = [(t, rng.uniform(0.5, 1.0), rng.uniform(0.05, 0.3)) for t in t0]
+    n = int((hits[-1][0] + 0.6) * SR)
+    x = np.zeros(n)
+    for t, g, b in hits:
+        y = hit(g, b)
+        a = int(t * SR)
+        x[a:a + len(y)] += y[:n - a]
+    return (x / (np.max(np.abs(x)) + 1e-12) * 0.5).astype(np.float32)
 
 
 # ---------------------------------------------------------------- the Swift side

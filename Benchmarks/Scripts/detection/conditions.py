@@ -2,7 +2,8 @@
 """Unseen conditions: the same short nights under one changed condition at a time, through `sleepcycle analyze`.
 
     python3 Benchmarks/Scripts/detection/conditions.py [--fold 4] [--minutes 15] [--sets 1] [--binary PATH]
-                                                       [--only NAME ...] [--fold-model]
+                                                       [--only NAME ...] [--fold-model | --model FILE]
+                                                       [--detect-option=--OPTION=VALUE ...]
 
 Issue 31, point 1. Every condition is a set of four nights (`mixed`, `mixed`, `no-snore`, `quiet`; `--minutes`
 each) built by `nights.build_night` from ONE cross-validation fold's clips, with `COND_SPEC` (EVAL_SPEC with denser
@@ -339,6 +340,11 @@ def main():
     ap.add_argument("--binary", default=None, help="the sleepcycle CLI (default: $SLEEPCYCLE_BIN / .build/release)")
     ap.add_argument("--fold-model", action="store_true",
                     help="detect-dev events with $DETECT_WORK/model-fold<k>.json (held-out clips) instead of analyze")
+    ap.add_argument("--tag", default="", help="appended to the report's file name (conditions-fold<k><tag>.json; a tag that starts with - as --tag=-name)")
+    ap.add_argument("--model", default=None,
+                    help="detect-dev events with this model file instead of analyze (e.g. the built-in model's JSON)")
+    ap.add_argument("--detect-option", action="append", default=[],
+                    help="passed to detect-dev events (with --model / --fold-model), e.g. --detect-option=--snore-bout-window=15")
     args = ap.parse_args()
     binary = args.binary or C.default_binary()[0]
     t_start = time.time()
@@ -356,9 +362,9 @@ def main():
         t0 = time.time()
         nights = [condition_night(conds[name], name, pools, args.fold, args.minutes, s, j)
                   for s in range(args.sets) for j in range(len(NIGHT_KINDS))]
-        if args.fold_model:
-            out = C.run_scenes("events", (x for x, _ in nights),
-                               ["--model", os.path.join(C.WORK, "model-fold%d.json" % args.fold)],
+        if args.fold_model or args.model:
+            model = args.model or os.path.join(C.WORK, "model-fold%d.json" % args.fold)
+            out = C.run_scenes("events", (x for x, _ in nights), ["--model", model] + args.detect_option,
                                binary=[binary, "detect-dev"])
             detected = [[l for l in out if l["scene"] == j] for j in range(len(nights))]
         else:
@@ -370,7 +376,9 @@ def main():
     head = ("| condition      | snoring P R F1 (1 s) | talking P R F1 (events) | coughing P R F1 (events) | "
             "false/h snore talk cough | talk / cough events |")
     print("\nfold %d, %d set(s) of 4 nights x %g min per condition, %s:" % (
-        args.fold, args.sets, args.minutes, "fold model" if args.fold_model else "sleepcycle analyze (built-in model)"))
+        args.fold, args.sets, args.minutes,
+        "sleepcycle analyze (built-in model)" if not (args.fold_model or args.model) else
+        "detect-dev events, %s %s" % (args.model or "fold model", " ".join(args.detect_option))))
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     print("\n".join(lines))
@@ -379,7 +387,7 @@ def main():
         "%s %d in %.2f h = %.2f" % (c, ev, h, ev / h if h else float("nan")) for c, (ev, h) in pool.items()))
     report["seconds"] = round(time.time() - t_start, 1)
     print("%.1f min" % (report["seconds"] / 60))
-    path = os.path.join(C.WORK, "conditions-fold%d.json" % args.fold)
+    path = os.path.join(C.WORK, "conditions-fold%d%s.json" % (args.fold, args.tag))
     os.makedirs(C.WORK, exist_ok=True)
     json.dump(report, open(path, "w"), indent=1)
     print("written:", path)

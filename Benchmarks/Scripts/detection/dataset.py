@@ -20,6 +20,22 @@ REVERB_SHARE = float(os.environ.get("DETECT_REVERB_SHARE", "0.5"))
 # Synthetic tonal sounds (C.tonal: beeps, bells, sirens, bird chirps, animal-like calls), labelled none, appended
 # after every other item so that no other item's index (and seed) changes. 0: none (the model before session 6).
 N_TONAL = int(os.environ.get("DETECT_TONAL", "300"))
+# The training mix for unseen conditions (issue 31). The defaults are the committed model's mix; the knobs give the
+# mixes that were measured against it (docs/0005-event-detection-log.md, "Unseen conditions in training"): they
+# gained snoring and coughs through band-limited microphones and lost talking, so none is the default.
+# Quiet talk: every speech clip once more, mumbled (C.mumble) or, with probability WHISPER_SHARE, whispered
+# (C.whisper), labelled talking, in its speaker's group (so its fold); appended after the tonal sounds. 0: none.
+VOICE_VARIANTS = int(os.environ.get("DETECT_VOICE_VARIANTS", "0"))
+WHISPER_SHARE = float(os.environ.get("DETECT_WHISPER_SHARE", "0"))
+# Household impacts (C.impact: knocks, drops, doors, footsteps), labelled none, appended last. 0: none.
+N_IMPACT = int(os.environ.get("DETECT_IMPACTS", "0"))
+# Share of each copy's scenes heard through a random microphone response (C.microphone; the whole scene, clip and
+# background).
+MIC_SHARE = tuple(float(v) for v in os.environ.get("DETECT_MIC_SHARE", "0,0").split(","))
+# Share of the hard copy's clips (the clip only) band-limited by C.band_limit (telephone band, 4 kHz, high-passed).
+CLIP_BAND_LIMIT = float(os.environ.get("DETECT_CLIP_BAND_LIMIT", "0.5"))
+# The hard copy's SNR range (dB over the background).
+HARD_SNR = tuple(float(v) for v in os.environ.get("DETECT_HARD_SNR", "5,20").split(","))
 
 
 def items():
@@ -46,6 +62,15 @@ def items():
     for i in range(N_TONAL):
         g = "synth-tonal-%d" % (i // 10)
         out.append({"id": "synth/tonal-%03d" % i, "path": None, "label": "tonal", "cls": "none",
+                    "source": "synthetic", "group": g, "fold": C.fold_of(g)})
+    speech = [it for it in out if it["cls"] == "talking" and it["path"]] if VOICE_VARIANTS else []
+    for j, it in enumerate(speech):
+        voice = "whisper" if np.random.default_rng([SEED, 9, j]).random() < WHISPER_SHARE else "mumble"
+        out.append(dict(it, id="%s#%s" % (it["id"], voice), label={"whisper": "whispered_talking", "mumble": "mumbled_talking"}[voice], source="synthetic-voice",
+                        variant=voice))
+    for i in range(N_IMPACT):
+        g = "synth-impact-%d" % (i // 10)
+        out.append({"id": "synth/impact-%03d" % i, "path": None, "label": "impact", "cls": "none",
                     "source": "synthetic", "group": g, "fold": C.fold_of(g)})
     return out
 
@@ -75,9 +100,14 @@ def night_background(rng, dur):
 
 
 def clip_audio(item, index):
+    rng = np.random.default_rng([SEED, 7, index])
+    if item.get("variant"):
+        x = C.read_audio(item["path"], item.get("max_sec", 10.0), item.get("offset", 0.0))
+        return C.whisper(rng, x) if item["variant"] == "whisper" else C.mumble(rng, x)
     if item["path"]:
         return C.read_audio(item["path"], item.get("max_sec", 10.0), item.get("offset", 0.0))
-    rng = np.random.default_rng([SEED, 7, index])
+    if item["label"] == "impact":
+        return C.impact(rng)
     if item["label"] == "movement":
         return C.rustle(rng, rng.uniform(0.3, 3.0))
     if item["label"] == "tonal":
@@ -86,14 +116,15 @@ def clip_audio(item, index):
 
 
 def scene(item, index, copy):
-    """Copy 0: moderate conditions (SNR 12-35 dB). Copy 1: hard (SNR 5-20 dB, half band-limited, half in a synthetic
-    room (REVERB_SHARE), gain spread).
+    """Copy 0: moderate conditions (SNR 12-35 dB; MIC_SHARE[0] of the scenes through a random microphone). Copy 1:
+    hard (SNR HARD_SNR, 5-20 dB; CLIP_BAND_LIMIT of the clips band-limited, REVERB_SHARE of them in a synthetic room,
+    MIC_SHARE[1] of the scenes through a random microphone).
     Returns (samples, (clip_start, clip_end) of the clip's active part)."""
     rng = np.random.default_rng([SEED, copy, index])
     if item["label"] == "night_background":
         return night_background(rng, 20.0).astype(np.float32), (0, 0)
     clip = clip_audio(item, index)
-    if copy == 1 and rng.random() < 0.5:
+    if copy == 1 and rng.random() < CLIP_BAND_LIMIT:
         clip = C.band_limit(rng, clip)
     rrng = np.random.default_rng([SEED, 30 + copy, index])
     if copy == 1 and rrng.random() < REVERB_SHARE:
@@ -106,11 +137,14 @@ def scene(item, index, copy):
     if item["label"] == "quiet_breathing":
         snr = rng.uniform(0, 15)
     else:
-        snr = rng.uniform(12, 35) if copy == 0 else rng.uniform(5, 20)
+        snr = rng.uniform(12, 35) if copy == 0 else rng.uniform(*HARD_SNR)
     gain = 10 ** ((bg_db + snr) / 20) / C.active_rms(clip)
     x = bg.copy()
     x[pre:pre + len(clip)] += clip * gain
     a, b = C.active_extent(clip)
+    mrng = np.random.default_rng([SEED, 40 + copy, index])
+    if mrng.random() < MIC_SHARE[copy]:
+        x = C.through_microphone(C.microphone(mrng), x)
     np.clip(x, -1, 1, out=x)
     return x.astype(np.float32), (pre + a, pre + b)
 
@@ -165,6 +199,11 @@ AMBIGUOUS = tuple(float(v) for v in os.environ.get("DETECT_NIGHT_LABEL", "0.2,0.
 # Snoring: a snore inside a bout shares its segment with the breaths around it (the segmenter bridges them), so a
 # segment counts as snoring from 30 % snore on (under 10 %: none). Chosen on the nights of folds 2-3, not 0-1.
 AMBIGUOUS_SNORING = tuple(float(v) for v in os.environ.get("DETECT_SNORE_LABEL", "0.1,0.3").split(","))
+# Share of the training nights in a synthetic room / through a random microphone (issue 31's mixes; 0: dry, flat).
+NIGHT_REVERB_SHARE = float(os.environ.get("DETECT_NIGHT_REVERB_SHARE", "0"))
+NIGHT_MIC_SHARE = float(os.environ.get("DETECT_NIGHT_MIC_SHARE", "0"))
+# Processes that build the training nights' segment cache (each runs its own detect-dev).
+NIGHT_WORKERS = int(os.environ.get("DETECT_WORKERS", str(os.cpu_count() or 1)))
 AMBIGUOUS_TALKING = tuple(float(v) for v in os.environ.get("DETECT_TALK_LABEL", "0.2,0.5").split(","))
 
 
@@ -177,31 +216,66 @@ def night_segments(binary=None):
     "segments": [...]} with one entry per night."""
     import nights as N
     os.makedirs(C.WORK, exist_ok=True)
-    key = "%d-%g-%s-%s" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
-                           json.dumps(N.TRAIN_SPEC, sort_keys=True))
+    key = "%d-%g-%s-%s-%g-%g-%d-%d" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
+                                       json.dumps(N.TRAIN_SPEC, sort_keys=True), NIGHT_REVERB_SHARE,
+                                       NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
         first = data["segments"][0]["features"] if data["segments"] else None
         if data["key"] == key and C.cache_matches_binary(data.get("names"), first, binary):
             return data
-    its = items()
-    folds, truths = [], []
-
-    def gen():
-        for k in range(C.N_FOLDS):
-            pools = N.pools_for_fold(its, k, training=True)
-            for j in range(N_TRAIN_NIGHTS_PER_FOLD):
-                rng = np.random.default_rng([SEED, 500 + k, j])
-                kind = TRAIN_NIGHT_KINDS[j % len(TRAIN_NIGHT_KINDS)]
-                x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools, N.TRAIN_SPEC)
-                folds.append(k)
-                truths.append([(c, float(s), float(e)) for c, s, e in truth])
-                yield x
-    lines = C.run_scenes("segment-features", gen(), binary=binary)
+    plan = [(k, j) for k in range(C.N_FOLDS) for j in range(N_TRAIN_NIGHTS_PER_FOLD)]
+    workers = max(1, min(NIGHT_WORKERS, len(plan)))
+    parts = [plan[i * len(plan) // workers:(i + 1) * len(plan) // workers] for i in range(workers)]
+    if workers == 1:
+        results = [_night_part(parts[0], binary)]
+    else:
+        import multiprocessing
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.starmap(_night_part, [(p, binary) for p in parts])
+    # One scene numbering over the parts, in plan order (the cache is the same for any number of workers).
+    folds, truths, lines, offset = [], [], None, 0
+    for f, t, ls in results:
+        if lines is None:
+            lines = [ls[0]]
+        for seg in ls[1:]:
+            seg["scene"] += offset
+            lines.append(seg)
+        folds += f
+        truths += t
+        offset += len(f)
     data = {"key": key, "names": lines[0]["features"], "folds": folds, "truth": truths, "segments": lines[1:]}
     C.write_cache(cache, data)
     return data
+
+
+def _night_part(plan, binary):
+    """Segment features of the training nights (fold, night) of `plan`: (folds, truths, detect-dev lines)."""
+    import nights as N
+    its = items()
+    pools = {}
+    folds, truths = [], []
+
+    def gen():
+        for k, j in plan:
+            if k not in pools:
+                pools[k] = N.pools_for_fold(its, k, training=True)
+            rng = np.random.default_rng([SEED, 500 + k, j])
+            kind = TRAIN_NIGHT_KINDS[j % len(TRAIN_NIGHT_KINDS)]
+            # The night's room and microphone come from generators of their own, so its events, levels and
+            # distractors are those of the dry night: NIGHT_REVERB_SHARE of the nights in a synthetic room (every
+            # clip convolved), NIGHT_MIC_SHARE of them through a random microphone.
+            arng = np.random.default_rng([SEED, 700 + k, j])
+            reverb = np.random.default_rng([SEED, 800 + k, j]) if arng.random() < NIGHT_REVERB_SHARE else None
+            x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], N.TRAIN_SPEC, reverb_rng=reverb)
+            if arng.random() < NIGHT_MIC_SHARE:
+                x = np.clip(C.through_microphone(C.microphone(arng), x), -1, 1)
+            folds.append(k)
+            truths.append([(c, float(s), float(e)) for c, s, e in truth])
+            yield x
+    lines = C.run_scenes("segment-features", gen(), binary=binary)
+    return folds, truths, lines
 
 
 def night_labels(data):

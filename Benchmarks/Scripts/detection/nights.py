@@ -7,6 +7,8 @@ Used twice, with different seeds and different settings:
   row with breathing between them, distractors overlapping events). A training night of fold k uses only fold k's
   clips, so its segments belong to fold k in cross-validation and never leak into another fold's held-out nights.
 """
+import os
+
 import numpy as np
 
 import common as C
@@ -24,6 +26,10 @@ TRAIN_SPEC = {"piece_minutes": (1.5, 6), "background_db": (-75, -35), "breathing
               "first_event": (5, 40), "tail": 60, "snore_period": (2.5, 6.5), "snore_count": (4, 30),
               "snore_snr": (5, 32), "talk_snr": (4, 32), "cough_snr": (5, 32), "movement_snr": (5, 28),
               "event_gap": (6, 60), "distractors": 30, "distractor_snr": (0, 28)}
+# DETECT_NIGHT_SNR_FLOORS="snoring,talking,coughing": lower ends of those SNR ranges (issue 31's mixes used 2,0,2).
+if os.environ.get("DETECT_NIGHT_SNR_FLOORS"):
+    for _key, _floor in zip(("snore_snr", "talk_snr", "cough_snr"), os.environ["DETECT_NIGHT_SNR_FLOORS"].split(",")):
+        TRAIN_SPEC[_key] = (float(_floor), TRAIN_SPEC[_key][1])
 
 
 def trimmed(x, max_sec):
@@ -161,7 +167,7 @@ def pools_for_fold(its, k, training=False, khan=False):
              "distractor_labels": [], "rain": []}
     groups, speakers = {}, {}
     for idx, it in enumerate(its):
-        if it["fold"] != k:
+        if it["fold"] != k or (it.get("variant") and not training):
             continue
         if it["cls"] == "snoring":
             groups.setdefault(it["group"], []).append(trimmed(D.clip_audio(it, idx), 2.5))
@@ -173,7 +179,8 @@ def pools_for_fold(its, k, training=False, khan=False):
             pools["movement"].append(D.clip_audio(it, idx))
         elif it["label"] == "rain":
             pools["rain"].append(D.clip_audio(it, idx))
-        elif it["source"] == "esc10_ccby" or ((training or khan) and it["source"] == "snoring_khan"):
+        elif it["source"] == "esc10_ccby" or ((training or khan) and it["source"] == "snoring_khan") \
+                or (training and it["label"] == "impact"):
             pools["distractors"].append(trimmed(D.clip_audio(it, idx), 5))
             pools["distractor_labels"].append(it["label"])
     pools["snore_groups"] = [groups[g] for g in sorted(groups)]

@@ -513,8 +513,9 @@ def main():
     for c in (0, 1):
         m = rcp == c
         label, prob = clip_predictions(rP[m], rsc[m], n)
-        print("\n== clip-level, copy %d (%s) ==" % (c, "moderate SNR 12-35 dB" if c == 0 else
-                                                   "hard: SNR 5-20 dB, half band-limited, half reverberant"))
+        print("\n== clip-level, copy %d (%s) ==" % (c, "moderate: SNR 12-35 dB, %g %% through a random microphone" % (100 * D.MIC_SHARE[0]) if c == 0 else
+                                                   "hard: SNR %g-%g dB, %g %% band-limited, %g %% reverberant, %g %% through a random microphone" % (
+                                                       D.HARD_SNR + (100 * D.CLIP_BAND_LIMIT, 100 * D.REVERB_SHARE, 100 * D.MIC_SHARE[1]))))
         res = {}
         for ci in range(1, 5):
             p, r, f, tp, fp, fn = prf(truth, label, ci)
