@@ -5,6 +5,8 @@ import Testing
 @Suite struct ClassifierTests {
     @Test func builtInModelLoadsAndReproducesTheTrainingScript() throws {
         let model = try SegmentModel.builtIn()
+        // The segment stage is blend.py's: two training mixes of 300 rounds × 5 classes each.
+        #expect((model as? TreeEnsembleClassifier)?.treeCount == 3_000)
         #expect(!ModelParityVectors.cases.isEmpty)
         for c in ModelParityVectors.cases {
             let p = model.classify(SegmentFeatures(values: c.features, durationSec: 1))
