@@ -21,8 +21,8 @@ microphone gain (the session log's stage swap), and the two other stages run on 
 measured no better and cost about 3 more points of `analyze` time (`cost.py`), over the 25 % budget.
 
 Each mix is trained by `train.py --write-to $DETECT_WORK/mix-<name>` with `$DETECT_WORK/mix-<name>` as its own
-work directory (its caches stay there), so a rerun retrains only what changed. About 25 min per mix on 2 cores
-with empty caches. The parity fixture (Tests/EventDetectionTests/ModelParityVectors.swift) takes its inputs from
+work directory (its segment-feature caches stay there, so a rerun only refits). About 25 min per mix on 2 cores
+with empty caches, about 10 with its caches. The parity fixture (Tests/EventDetectionTests/ModelParityVectors.swift) takes its inputs from
 the plain mix and its probabilities from the blended file.
 """
 import os
