@@ -137,8 +137,9 @@ import Testing
     }
 
     /// The recorder is killed (`kill -9`) at 21 random moments of a paced feed and resumed each time: the store stays
-    /// sound, at most 2 s of the analysed audio before each kill is lost, and the final result equals an
-    /// uninterrupted night's outside the windows around the interruptions: from 20 s before the journal's end (the
+    /// sound, at most 2 s of the analysed audio before each kill is lost (plus 0.1 s of scheduling delay at the 30×
+    /// feed), and the final result equals an uninterrupted night's outside the windows around the interruptions: from
+    /// 20 s before the journal's end (the
     /// events the detector had not decided yet) to 180 s after the audio came back (the producers warming up again:
     /// the detector's noise floor, its 90-s sustained-speech window and the echo rule's last 20 segments, which on a
     /// quiet stretch take longer than 90 s to gather — with 90 s a movement event 95 s after a resume differed about
@@ -183,8 +184,10 @@ import Testing
             #expect(night.id.uuidString == sessionId)
             let fedUntil = Double(offset + fed) / Double(bytesPerSecond)
             let journaled = night.endTime.timeIntervalSince(Self.startDate)
-            // What was fed but not journaled: at most 2 s (the pipe holds 0.13 s, a block 0.5 s, a chunk 0.5 s).
-            #expect(fedUntil - journaled <= 2.0, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
+            // What was fed but not journaled: at most 2 s of audio (the pipe holds 0.13 s, a block 0.5 s, a chunk 0.5 s),
+            // plus what a 30× feed gets ahead while a loaded machine holds the journal writer back for 0.1 s of wall
+            // time (3 s of audio; in real time the same delay is 0.1 s of audio).
+            #expect(fedUntil - journaled <= 2.0 + 30 * 0.1, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
             // The next recorder starts a few seconds of audio later (the downtime).
             offset += fed + bytesPerSecond * Int.random(in: 1...5, using: &rng)
             offset -= offset % 2
