@@ -22,8 +22,8 @@ measured no better and cost about 3 more points of `analyze` time (`cost.py`), o
 
 Each mix is trained by `train.py --write-to $DETECT_WORK/mix-<name>` with `$DETECT_WORK/mix-<name>` as its own
 work directory (its segment-feature caches stay there, so a rerun only refits). About 25 min per mix on 2 cores
-with empty caches, about 10 with its caches. The parity fixture (Tests/EventDetectionTests/ModelParityVectors.swift) takes its inputs from
-the plain mix and its probabilities from the blended file.
+with empty caches, about 10 with its caches. The parity fixture (Tests/EventDetectionTests/ModelParityVectors.swift)
+takes its inputs from the plain mix and its probabilities from the blended file.
 """
 import os
 import argparse
@@ -80,13 +80,16 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="blend the mixes' models of an earlier run ($DETECT_WORK/mix-*/) instead of training them")
     args = ap.parse_args()
+    base = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
+    # train.py's writers, imported with the plain mix's work directory (its import reads $DETECT_WORK).
+    os.environ["DETECT_WORK"] = os.path.join(base, "mix-plain")
+    sys.path.insert(0, HERE)
+    import train as T
     if args.files:
         a, b = (json.load(open(p)) for p in args.files[:2])
-        json.dump(blend(a, b), open(args.files[2], "w"), separators=(",", ":"))
-        print("wrote", args.files[2])
+        T.write_model(blend(a, b), args.files[2])
         return
 
-    base = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
     models = []
     for name, knobs in MIXES:
         work = os.path.join(base, "mix-" + name)
@@ -95,10 +98,6 @@ def main():
             print("== mix %s (%s) ==" % (name, " ".join("%s=%s" % kv for kv in knobs.items()) or "defaults"), flush=True)
             subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--write-to", work], env=env, check=True)
         models.append(json.load(open(os.path.join(work, "event-model.json"))))
-    # train.py with the plain mix's work directory: the parity inputs and the feature names are that mix's.
-    os.environ["DETECT_WORK"] = os.path.join(base, "mix-plain")
-    sys.path.insert(0, HERE)
-    import train as T
     out = blend(*models)
     T.write_model(out)
     inputs = dict(np.load(os.path.join(base, "mix-plain", "parity-inputs.npz")))
