@@ -23,8 +23,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public var bridgeGapSec: Double = 0.3
     /// Segments shorter than this are discarded (seconds).
     public var minSegmentSec: Double = 0.15
-    /// Segments are cut at this length and classified piecewise (seconds).
-    public var maxSegmentSec: Double = 5.0
+    /// Segments are cut at this length and classified piecewise (seconds). 2 s, not longer: when the sleeper's
+    /// sounds are no louder than their breathing (low SNR, a distant or turned-away sleeper), the peak-relative
+    /// end (`splitDropDb`) never separates them, and a snore inside a long stretch of breathing was classified
+    /// with it, as breathing. Chosen on fold 2's conditions (docs/0005).
+    public var maxSegmentSec: Double = 2.0
     /// An open segment also ends (after the bridge gap) when the frame SNR stays more than this below the
     /// segment's peak SNR (dB): sounds that follow each other above the background — a snore and the audible
     /// breath after it, coughs in a burst — are classified one by one instead of as one mixed segment.
@@ -59,8 +62,9 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// context stage decides it): a clock's first ticks, before they have a past to echo. Only with the context
     /// stage (without it segments are decided as they close).
     public var machineEchoAfter = true
-    /// Segments of one class closer than this are merged into one event (seconds). Snoring is reported per
-    /// snore (0), a cough burst as one event, an utterance as one event, a rustle as one event.
+    /// Segments of one class at most this far apart are merged into one event (seconds). Snoring is reported per
+    /// snore (0: only the abutting pieces of one sound cut at `maxSegmentSec` join), a cough burst as one event, an
+    /// utterance as one event, a rustle as one event.
     public var mergeGapSec: [EventType: Double] = [.snoring: 0, .talking: 1.5, .coughing: 1.0, .movement: 1.0]
     /// Snore-bout rule: a snore is reported if another snore-classified segment lies within this time of it
     /// (snores repeat at the breathing period), or if its own probability reaches `isolatedSnoreProbability`.

@@ -20,7 +20,8 @@ import SleepCycleBus
 /// `enum State`: the ring (fixed size), its write position, the last frame's log power and the newest frame's
 /// centre; `line` and `correlations` are reused scratch (no allocation per frame or per segment).
 struct EchoTracker: Sendable {
-    /// 20.5 s at 32 ms: a segment (≤ 5 s) and the context stage's 10-s look-ahead after it, for `strength(after:)`.
+    /// 20.5 s at 32 ms: a segment (2 s by default; 5 s still fits) and the context stage's 10-s look-ahead after it,
+    /// for `strength(after:)`.
     static let capacity = 640
     static let lags = 10...62
     static let span = 32, minimumSpan = 8

@@ -9,8 +9,9 @@ struct ClassifiedSegment: Sendable {
     var signature: [Float]?
 }
 
-/// Turns one channel's classified segments into events: merges segments of one class separated by less than the
-/// class's merge gap (a cough burst → one event, an utterance → one event), and applies the snore-bout rule
+/// Turns one channel's classified segments into events: merges segments of one class separated by at most the
+/// class's merge gap (a cough burst → one event, an utterance → one event; snoring's gap is 0, so only the pieces
+/// of one sound cut at `maxSegmentSec` make one snore), and applies the snore-bout rule
 /// (a snore counts when another snore lies within `snoreBoutWindowSec`, or when it alone reaches
 /// `isolatedSnoreProbability`). Event probability = duration-weighted mean of its segments' probabilities.
 ///
@@ -37,6 +38,17 @@ struct EventAssembler: Sendable {
     mutating func add(_ s: ClassifiedSegment) -> [ClassifiedSegment] {
         var out = advance(to: s.start)
         if s.type == .snoring {
+            // A piece that continues the one before it (a sound cut at `maxSegmentSec`) is the same snore: it joins
+            // that snore, confirmed or waiting, and is no partner of it.
+            if let p = pending[.snoring], s.start <= p.end {
+                out += merge(s)
+                lastConfirmedSnoreEnd = s.end
+                return out
+            }
+            if let last = unconfirmedSnores.last, s.start <= last.end {
+                unconfirmedSnores[unconfirmedSnores.count - 1] = Self.joined(last, s)
+                return out
+            }
             let window = AnalysisClock.samples(seconds: configuration.snoreBoutWindowSec)
             let partnered = unconfirmedSnores.contains { s.start - $0.end <= window }
                 || (lastConfirmedSnoreEnd.map { s.start - $0 <= window } ?? false)
@@ -80,7 +92,7 @@ struct EventAssembler: Sendable {
         var out: [ClassifiedSegment] = []
         let w = Double(s.end - s.start)
         if var p = pending[s.type] {
-            if s.start - p.end <= gap(s.type) && s.type != .snoring {
+            if s.start - p.end <= gap(s.type) {
                 p.end = max(p.end, s.end); p.weightedProbability += s.probability * w; p.weight += w
                 pending[s.type] = p
                 return out
@@ -89,10 +101,15 @@ struct EventAssembler: Sendable {
         }
         pending[s.type] = Pending(start: s.start, end: s.end, weightedProbability: s.probability * w, weight: w,
                                   signature: s.signature)
-        if s.type == .snoring || gap(s.type) == 0 {
-            out.append(finish(s.type, pending[s.type]!)); pending[s.type] = nil
-        }
         return out
+    }
+
+    /// One snore of two pieces: the first's start and signature, the duration-weighted probability.
+    private static func joined(_ a: ClassifiedSegment, _ b: ClassifiedSegment) -> ClassifiedSegment {
+        let wa = Double(a.end - a.start), wb = Double(b.end - b.start)
+        return ClassifiedSegment(type: a.type, start: a.start, end: max(a.end, b.end),
+                                 probability: wa + wb > 0 ? (a.probability * wa + b.probability * wb) / (wa + wb) : a.probability,
+                                 signature: a.signature)
     }
 
     private func finish(_ type: EventType, _ p: Pending) -> ClassifiedSegment {

@@ -48,9 +48,10 @@ public struct SegmentExtractor: Sendable {
     /// (`CandidateSegment.screened`); nil: every segment gets all its features (training, custom classifiers).
     public var screen: SegmentScreen?
 
-    /// Centre of the first frame of the segment that is open now (nil when none is).
+    /// Start of the segment that is open now, as it will be reported (its first frame's centre less half a hop;
+    /// nil when none is open): the piece after a cut at `maxSegmentSec` starts exactly where the last one ended.
     public var openSince: SampleTime? {
-        if case .open(let start, _, _) = state { return start }
+        if case .open(let start, _, _) = state { return max(0, start - SampleTime(hopLength / 2)) }
         return nil
     }
     private var spectra: [Float] = []    // frames × 40 noise-subtracted mel powers of the open segment

@@ -173,6 +173,10 @@ struct DetectEventsCommand: ParsableCommand {
     var isolatedSnoreProbability: Double?
     @Option(help: "Seconds within which another snore makes a snore part of a bout, instead of the default.")
     var snoreBoutWindow: Double?
+    @Option(help: "Longest segment in seconds (longer ones are classified piecewise) instead of the default; the model was fitted with the default.")
+    var maxSegment: Double?
+    @Option(help: "Drop below a segment's peak SNR (dB) that ends it instead of the default; the model was fitted with the default.")
+    var splitDrop: Float?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -193,6 +197,8 @@ struct DetectEventsCommand: ParsableCommand {
         if let machineEchoAfter { configuration.machineEchoAfter = machineEchoAfter }
         if let isolatedSnoreProbability { configuration.isolatedSnoreProbability = isolatedSnoreProbability }
         if let snoreBoutWindow { configuration.snoreBoutWindowSec = snoreBoutWindow }
+        if let maxSegment { configuration.maxSegmentSec = maxSegment }
+        if let splitDrop { configuration.splitDropDb = splitDrop }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier,

@@ -99,6 +99,26 @@ import SleepCycleDSP
         }
     }
 
+    @Test func aLongSnoreCutIntoPiecesIsOneSnore() throws {
+        // A 5-s snore is cut into 2-s pieces for the classifier, but reported as one snore, and its pieces do not
+        // partner each other: alone at 0.7 it is dropped like any lone snore.
+        let rows = TestSignals.frames(seconds: 40, background: bg, events: [(10, 15, loud)])
+        let pieces = try TestSignals.segments(rows)
+        #expect(pieces.count >= 3)
+        let one = ended(try run(rows, classifier: .always(.snoring, 0.95)))
+        #expect(one.count == 1)
+        if let e = one.first {
+            #expect(abs(AnalysisClock.seconds(e.start) - 10) < 0.1 && AnalysisClock.seconds(e.end) > 14.5)
+            #expect(abs(e.probability - 0.95) < 1e-9 && e.signature?.count == 16)
+        }
+        #expect(ended(try run(rows, classifier: .always(.snoring, 0.7))).isEmpty)
+        // In a bout, each long snore is one event.
+        let bout = TestSignals.frames(seconds: 60, background: bg, events: [(10, 14.5, loud), (20, 24.5, loud), (30, 34.5, loud)])
+        let snores = ended(try run(bout, classifier: .always(.snoring, 0.7)))
+        #expect(snores.count == 3)
+        #expect(snores.allSatisfy { AnalysisClock.seconds($0.end) - AnalysisClock.seconds($0.start) > 4 })
+    }
+
     @Test func sustainedSpeechIsNotReportedAsTalking() throws {
         // 5 min of speech (3-s stretches, 2-s pauses: a programme) from 20 s, then utterances every 30 s.
         var parts: [(Double, Double, [Float])] = []

@@ -64,11 +64,20 @@ import SleepCycleBus
     }
 
     @Test func cutsLongSoundsAtTheMaximumLength() throws {
-        // Loud sound with quiet dips every 0.9 s so the floor cannot absorb it; cut into ≤ 5 s pieces.
+        // Loud sound with quiet dips every 0.9 s so the floor cannot absorb it; cut into pieces of at most 2 s
+        // (a quiet snore inside as loud a stretch of breathing gets a piece of its own), each classified alone.
         let rows = TestSignals.frames(seconds: 30, background: bg, events: [(8.0, 20.0, loud)])
         let segs = try TestSignals.segments(rows)
-        #expect(segs.count >= 2)
-        #expect(segs.allSatisfy { $0.features.durationSec <= 5.01 })
+        // (Pieces are whole frames: 63 of 32 ms, 2.016 s.)
+        #expect(segs.count >= 4)
+        #expect(segs.allSatisfy { $0.features.durationSec <= 2.02 })
+        #expect(segs.filter { $0.features.durationSec > 1.9 }.count >= 3)
+        // Longer pieces when asked for.
+        var long = DetectorConfiguration.default
+        long.maxSegmentSec = 5
+        let fewer = try TestSignals.segments(rows, configuration: long)
+        #expect(fewer.count >= 2 && fewer.count < segs.count)
+        #expect(fewer.allSatisfy { $0.features.durationSec <= 5.01 } && fewer.contains { $0.features.durationSec > 4.9 })
     }
 
     @Test func noiseFloorAbsorbsAStationaryNoiseStep() throws {

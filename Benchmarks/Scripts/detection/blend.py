@@ -87,7 +87,9 @@ def main():
     import train as T
     if args.files:
         a, b = (json.load(open(p)) for p in args.files[:2])
-        T.write_model(blend(a, b), args.files[2])
+        out = blend(a, b)
+        out["training"]["libraries"] = T.libraries()   # where the blend was written; each model's own: where it was fitted
+        T.write_model(out, args.files[2])
         return
 
     models = []
@@ -99,6 +101,7 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--write-to", work], env=env, check=True)
         models.append(json.load(open(os.path.join(work, "event-model.json"))))
     out = blend(*models)
+    out["training"]["libraries"] = T.libraries()
     T.write_model(out)
     inputs = dict(np.load(os.path.join(base, "mix-plain", "parity-inputs.npz")))
     T.write_parity(out, inputs)

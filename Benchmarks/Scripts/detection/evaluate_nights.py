@@ -76,10 +76,14 @@ def seconds_active(intervals, n_sec):
 
 
 def run_analyze(x, binary):
-    path = os.path.join(C.WORK, "night.wav")
+    # One file per process: two scripts running side by side in one $DETECT_WORK must not read each other's night.
+    path = os.path.join(C.WORK, "night-%d.wav" % os.getpid())
     sf.write(path, x, C.SR, subtype="PCM_16")
-    out = subprocess.run([binary, "analyze", path, "--format", "json", "--start", "2026-01-01T23:00:00.000Z",
-                          "--no-progress"], capture_output=True, check=True, text=True).stdout
+    try:
+        out = subprocess.run([binary, "analyze", path, "--format", "json", "--start", "2026-01-01T23:00:00.000Z",
+                              "--no-progress"], capture_output=True, check=True, text=True).stdout
+    finally:
+        os.remove(path)
     res = json.loads(out)
     from datetime import datetime
     t0 = datetime.fromisoformat(res["startTime"].replace("Z", "+00:00"))

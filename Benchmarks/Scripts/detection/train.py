@@ -260,6 +260,16 @@ def parse_tree(text):
     return np.array(feat), np.array(val), np.array(right)
 
 
+def libraries():
+    """The versions the model was fitted with (a refit on other versions or another CPU matches its behaviour to
+    about a point, not its trees: the scripts README's reproducibility check)."""
+    import platform
+    import scipy
+    import sklearn
+    return {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+            "scikit-learn": sklearn.__version__, "machine": platform.machine()}
+
+
 def model_description(kind):
     if kind == "gbt":
         return ("HistGradientBoostingClassifier(max_iter=%d, learning_rate=%g, max_leaf_nodes=%d, min_samples_leaf=20, "
@@ -597,6 +607,7 @@ def main():
            "training": {"script": "Benchmarks/Scripts/detection/train.py", "seed": D.SEED,
                         "segments": int(len(y)), "clips": n, "model": model_description(args.model),
                         "segmentation": "DetectorConfiguration.default, features 1024/512 at 16 kHz",
+                        "libraries": libraries(),
                         "context": ("HistGradientBoostingClassifier(max_iter=%d, max_leaf_nodes=%d) on out-of-fold "
                                     "segment probabilities, event classes weighted to %g x none" % (
                                         CONTEXT_ROUNDS, CONTEXT_LEAVES, CONTEXT_SHARE)) if CONTEXT else None,
