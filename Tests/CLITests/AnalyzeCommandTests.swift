@@ -208,7 +208,7 @@ final class AnalyzeCommandTests {
         }
         let (cleanCount, _) = try events(clean)
         let (badCount, json) = try events(path)
-        #expect(cleanCount >= 20)
+        #expect(cleanCount >= 15)   // the bout's 15 snores and more
         #expect(abs(badCount - cleanCount) <= 1, "\(badCount) events against \(cleanCount)")
         let warnings = try #require(json["warnings"] as? [[String: Any]])
         #expect(warnings.contains { $0["code"] as? String == "invalidSamples" }, "\(warnings)")
