@@ -295,7 +295,9 @@ import Testing
         #expect((missing + extra).allSatisfy { $0.end - $0.start < 2 } && missing.count + extra.count <= 4,
                 "missing \(describe(missing)), extra \(describe(extra))")
         let moved = mine.filter { e in theirs.contains { $0.type == e.type && abs($0.start - e.start) < 0.001 && abs($0.end - e.end) < 0.001 } }
-        #expect(Double(moved.count) >= 0.9 * Double(mine.count), "\(moved.count) of \(mine.count) events exactly alike")
+        // 85 %: since segments are cut every 2 s inside long sounds, more event ends sit on a cut that can move by
+        // a frame after a resume (78 of 87 alike in one CI run; 90 % held with 5-s cuts).
+        #expect(Double(moved.count) >= 0.85 * Double(mine.count), "\(moved.count) of \(mine.count) events exactly alike")
         #expect(mine.count >= 20, "only \(mine.count) events outside the windows")
         func rates(_ j: [String: Any]) -> [String] {
             (j["breathingRates"] as? [[String: Any]] ?? []).filter { outside(seconds($0["timestamp"]) - 30, seconds($0["timestamp"]) + 30) }
