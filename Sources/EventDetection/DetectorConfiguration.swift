@@ -15,8 +15,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
     /// makes dither look like an event.
     public var absoluteFloorPower: Float = 1e-8
 
-    /// A segment opens when the frame SNR (dB over the floor, best band group) reaches this.
-    public var onThresholdDb: Float = 9
+    /// A segment opens when the frame SNR (dB over the floor, best band group) reaches this. At 9 dB, a fifth of
+    /// the snores 5 dB over the bed and two fifths of those at 0 dB never opened a segment (fold-2 conditions with
+    /// quiet breathing; docs/0005-event-detection-log.md, "On threshold 7 dB"); the frames this adds are mostly
+    /// background, which the screen takes.
+    public var onThresholdDb: Float = 7
     /// An open segment continues while the frame SNR stays at or above this.
     public var offThresholdDb: Float = 4
     /// Gaps below the off threshold up to this long are bridged (seconds).

@@ -177,6 +177,10 @@ struct DetectEventsCommand: ParsableCommand {
     var maxSegment: Double?
     @Option(help: "Drop below a segment's peak SNR (dB) that ends it instead of the default; the model was fitted with the default.")
     var splitDrop: Float?
+    @Option(help: "SNR (dB) at which a segment opens instead of the default; the model was fitted with the default.")
+    var onThreshold: Float?
+    @Option(help: "SNR (dB) under which a frame is inactive instead of the default; the model was fitted with the default.")
+    var offThreshold: Float?
 
     func run() throws {
         let reader = try SceneReader(path: scenes.input)
@@ -199,6 +203,8 @@ struct DetectEventsCommand: ParsableCommand {
         if let snoreBoutWindow { configuration.snoreBoutWindowSec = snoreBoutWindow }
         if let maxSegment { configuration.maxSegmentSec = maxSegment }
         if let splitDrop { configuration.splitDropDb = splitDrop }
+        if let onThreshold { configuration.onThresholdDb = onThreshold }
+        if let offThreshold { configuration.offThresholdDb = offThreshold }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier,

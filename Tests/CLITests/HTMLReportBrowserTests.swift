@@ -213,8 +213,10 @@ final class HTMLReportBrowserTests {
                                      "--no-progress"], directory: Self.repo)
         #expect(r.status == 0)
         var page = try String(contentsOfFile: htmlPath, encoding: .utf8)
-        let step = try #require(page.range(of: "<line class=\"step stage-light\" x1=\""))
-        page.replaceSubrange(step, with: "<line class=\"step stage-light\" x1=\"1")
+        // The first hypnogram step, whatever its stage, moved off its time: its x1 gains a leading 1.
+        let stepStart = try #require(page.range(of: "<line class=\"step stage-"))
+        let x1 = try #require(page.range(of: "x1=\"", range: stepStart.upperBound..<page.endIndex))
+        page.replaceSubrange(x1, with: "x1=\"1")
         page = page.replacingOccurrences(of: "<main>", with: "<main><img src=\"http://report.invalid/x.png\" alt=\"\">")
         let broken = temp.path("broken.html")
         try page.write(toFile: broken, atomically: true, encoding: .utf8)

@@ -63,6 +63,21 @@ import SleepCycleBus
         }
     }
 
+    @Test func aSoundEightDecibelsOverTheFloorOpensASegment() throws {
+        // 1 s of a sound about 8 dB over the floor in every band group (a snore or a cough 5 dB over the bed):
+        // a segment at the 7-dB on threshold, none at the 9 dB it used to be.
+        let quiet = bg.map { $0 * 14 }
+        let rows = TestSignals.frames(seconds: 12, background: bg, events: [(6.0, 7.0, quiet)])
+        let segs = try TestSignals.segments(rows)
+        #expect(segs.count == 1)
+        let s = try #require(segs.first)
+        #expect(abs(AnalysisClock.seconds(s.start) - 6.0) < 0.1)
+        #expect(abs(AnalysisClock.seconds(s.end) - 7.0) < 0.1)
+        var old = DetectorConfiguration.default
+        old.onThresholdDb = 9
+        #expect(try TestSignals.segments(rows, configuration: old).isEmpty)
+    }
+
     @Test func cutsLongSoundsAtTheMaximumLength() throws {
         // Loud sound with quiet dips every 0.9 s so the floor cannot absorb it; cut into pieces of at most 2 s
         // (a quiet snore inside as loud a stretch of breathing gets a piece of its own), each classified alone.

@@ -16,7 +16,10 @@ Conditions (each applied alone to the reference night):
 * `reference`   the generated bedroom beds of training (pink / brown / fan / AC / white), dry, flat microphone;
 * `bed-*`       noise beds of types no training scene has (own generators, below): road traffic with passing
                 vehicles, a fridge compressor cycling with its clicks, an air purifier (blade tone, peaked hiss);
-* `snr-*`       every event at 20 / 10 / 5 / 0 dB over the bed (the placement's jitter, +-2-3 dB, stays);
+* `snr-*`       every event at 20 / 10 / 5 / 0 dB over the bed (the placement's jitter, +-2-3 dB, stays); the
+                sleeper's breathing stays 0-10 dB over the bed, so at 5 and 0 dB it is as loud as the events or louder;
+* `snr-*-qb`    10 / 5 / 0 dB with quiet breathing (20 dB under the bed): the events against the bed alone, as in a
+                recording of a distant sleeper whose breathing is lost in the bed with everything else of theirs;
 * `room-*`      every clip convolved with an image-source room (pyroomacoustics shoebox; the microphone 0.7 / 2 / 4 m
                 from 4 positions of the sleeper's head, distractors from 2 other places); levels are those of the
                 reverberant sound, so distance here is reverberation only - its level loss is the SNR sweep;
@@ -58,6 +61,7 @@ NIGHT_KINDS = E.NIGHT_KINDS                  # mixed, mixed, no-snore, quiet
 # the sustained-speech rule's half of 90 s), so that a few short nights per condition are enough.
 COND_SPEC = dict(N.EVAL_SPEC, snore_bouts=6, others=14, event_gap=(10, 40), first_event=(10, 30), tail=60)
 SNR_DB = (20, 10, 5, 0)
+QUIET_BREATHING_SNR_DB = (10, 5, 0)
 REPORTED = ("snoring", "talking", "coughing")
 
 
@@ -227,6 +231,8 @@ def conditions():
         out["bed-" + b] = {"background": b}
     for s in SNR_DB:
         out["snr-%d" % s] = {"spec": {k: (s, s) for k in ("snore_snr", "talk_snr", "cough_snr", "movement_snr")}}
+    for s in QUIET_BREATHING_SNR_DB:
+        out["snr-%d-qb" % s] = {"spec": dict(out["snr-%d" % s]["spec"], breathing_db=(-20, -20))}
     for r in ROOMS:
         out["room-" + r] = {"room": r}
     for m in MICS:
