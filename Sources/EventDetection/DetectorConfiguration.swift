@@ -77,7 +77,8 @@ public struct DetectorConfiguration: Sendable, Hashable {
     public init() {}
     public static let `default` = DetectorConfiguration()
 
-    func validate() throws {
+    /// Throws `DetectionError.invalidConfiguration` naming the first setting out of its range.
+    public func validate() throws {
         func check(_ ok: Bool, _ what: String) throws {
             if !ok { throw DetectionError.invalidConfiguration(what) }
         }

@@ -41,13 +41,12 @@ struct EventAssembler: Sendable {
             // A piece that continues the one before it (a sound cut at `maxSegmentSec`) is the same snore: it joins
             // that snore, confirmed or waiting, and is no partner of it; up to `longestSnore`, so that a bout whose
             // breathing never falls back under the off threshold is still reported snore by snore.
-            let longestSnore = AnalysisClock.samples(seconds: Self.longestSnoreSec)
-            if let p = pending[.snoring], s.start <= p.end, s.end - p.start <= longestSnore {
+            if let p = pending[.snoring], s.start <= p.end, s.end - p.start <= Self.longestSnore {
                 out += merge(s)
                 lastConfirmedSnoreEnd = s.end
                 return out
             }
-            if let last = unconfirmedSnores.last, s.start <= last.end, s.end - last.start <= longestSnore {
+            if let last = unconfirmedSnores.last, s.start <= last.end, s.end - last.start <= Self.longestSnore {
                 unconfirmedSnores[unconfirmedSnores.count - 1] = Self.joined(last, s)
                 return out
             }
@@ -95,7 +94,7 @@ struct EventAssembler: Sendable {
         let w = Double(s.end - s.start)
         if var p = pending[s.type] {
             if s.start - p.end <= gap(s.type)
-                && (s.type != .snoring || s.end - p.start <= AnalysisClock.samples(seconds: Self.longestSnoreSec)) {
+                && (s.type != .snoring || s.end - p.start <= Self.longestSnore) {
                 p.end = max(p.end, s.end); p.weightedProbability += s.probability * w; p.weight += w
                 pending[s.type] = p
                 return out
@@ -109,6 +108,7 @@ struct EventAssembler: Sendable {
 
     /// Joined pieces make one snore up to this long (seconds; the segment cut before 2-s pieces).
     static let longestSnoreSec = 5.0
+    private static let longestSnore = AnalysisClock.samples(seconds: longestSnoreSec)
 
     /// One snore of two pieces: the first's start and signature, the duration-weighted probability.
     private static func joined(_ a: ClassifiedSegment, _ b: ClassifiedSegment) -> ClassifiedSegment {

@@ -205,6 +205,8 @@ struct DetectEventsCommand: ParsableCommand {
         if let splitDrop { configuration.splitDropDb = splitDrop }
         if let onThreshold { configuration.onThresholdDb = onThreshold }
         if let offThreshold { configuration.offThresholdDb = offThreshold }
+        // Settings from the command line: a bad one is a usage error, not an internal one.
+        do { try configuration.validate() } catch { throw ValidationError("\(error)") }
         var index = 0
         while let samples = try reader.next() {
             var detector = try EventDetector(configuration: configuration, classifier: loaded?.classifier,
