@@ -62,7 +62,7 @@ public struct EventDetector: AnalysisConsumer {
             for (c, samples) in block.channels.enumerated() {
                 let i = ensureExtractor(c)
                 // In place (no copy of the extractor or its ring): `values[index]` mutates the dictionary's storage.
-                // The array form copies only the samples a segment can read (most of a night is not copied).
+                // The array form holds the block itself (`AudioRing`: no copy of its samples).
                 extractors.values[i].append(audio: samples, start: block.start)
             }
             return []

@@ -66,8 +66,6 @@ public struct SegmentExtractor: Sendable {
     private var levelsDb: [Float] = []   // the closing segment's levels in dB (`spectralSummaries`; reused)
     /// The channel's recent raw samples (for the voicing features at segment close) and their analyser.
     private var ring = AudioRing()
-    /// Audio blocks handed over as arrays and not yet copied into `ring` (`append(audio:start:)` for arrays).
-    private var pendingAudio: [(start: SampleTime, samples: [Float])] = []
     private let voicing = VoicingAnalyzer()
     private var echo = EchoTracker()
 
@@ -94,44 +92,13 @@ public struct SegmentExtractor: Sendable {
     /// feature block of the same samples (the engine's order), so a closing segment finds its audio in the ring.
     /// Without audio (features only) every voicing frame counts as unvoiced.
     public mutating func append(audio samples: UnsafeBufferPointer<Float>, start: SampleTime) {
-        copyPendingAudio(from: .min)
         ring.append(samples, at: start)
     }
 
-    /// The same for an array the caller hands over (the engine's `AudioBlock` channels), copying less.
-    ///
-    /// Holds the block (a reference, no copy) until the feature block of its samples is processed, and then copies
-    /// into the ring only what a segment can read: from half a voicing frame before a segment that is open or opens
-    /// (`VoicingAnalyzer.frameSpan`), and otherwise the block's tail that a segment opening at a later frame could
-    /// reach back to. Closing segments read exactly the samples the pointer form gives them (tested). Quiet stretches
-    /// are never copied: about a quarter of a busy night of the evaluation mix, more of a quiet one (copying every
-    /// sample was ~1.6 % of an `analyze` run).
+    /// The same for an array the caller hands over (the engine's `AudioBlock` channels): the ring holds the array
+    /// itself, without copying its samples (`AudioRing`).
     public mutating func append(audio samples: [Float], start: SampleTime) {
-        guard !samples.isEmpty else { return }
-        pendingAudio.append((start, samples))
-        // Audio without features (a caller that never sends them): held no longer than the ring could hold it.
-        if pendingAudio.reduce(0, { $0 + $1.samples.count }) > ring.capacity { copyPendingAudio(from: .min) }
-    }
-
-    /// The earliest sample a segment whose first frame is centred at `centre` or later can read: its start is half a
-    /// hop before that centre, and a voicing frame reads at most half a `VoicingAnalyzer.frameSpan` before the start
-    /// (`SegmentVoicing.frames`); one hop more of margin.
-    private func earliestRead(firstCentre centre: SampleTime) -> SampleTime {
-        centre - SampleTime(hopLength + hopLength / 2 + VoicingAnalyzer.frameSpan / 2)
-    }
-
-    /// Copies the held samples at or after `time` into the ring, in order, and lets go of every held block. A copy
-    /// that does not continue the ring's samples starts a new stretch of it, so nothing skipped can be read.
-    private mutating func copyPendingAudio(from time: SampleTime) {
-        guard !pendingAudio.isEmpty else { return }
-        for block in pendingAudio {
-            let skip = time <= block.start ? 0 : Int(min(time - block.start, SampleTime(block.samples.count)))
-            guard skip < block.samples.count else { continue }
-            block.samples.withUnsafeBufferPointer {
-                ring.append(UnsafeBufferPointer(rebasing: $0[skip...]), at: block.start + SampleTime(skip))
-            }
-        }
-        pendingAudio.removeAll(keepingCapacity: true)
+        ring.append(samples, at: start)
     }
 
     private var hopSec: Double { Double(hopLength) / Double(AnalysisClock.sampleRate) }
@@ -144,13 +111,6 @@ public struct SegmentExtractor: Sendable {
             floor = MelNoiseFloor(bands: FeatureLayout.melCount, hopSec: hopSec, configuration: configuration)
         }
         var out: [CandidateSegment] = []
-        if case .open = state { copyPendingAudio(from: .min) }   // the open segment goes on into these samples
-        defer {
-            // No segment opened: keep only what one opening at a later frame could read.
-            if block.count > 0 {
-                copyPendingAudio(from: earliestRead(firstCentre: block.start + SampleTime(block.count * block.hopLength)))
-            }
-        }
         let bridge = Int((configuration.bridgeGapSec / hopSec).rounded())
         let maxFrames = Int((configuration.maxSegmentSec / hopSec).rounded())
         block.values.withUnsafeBufferPointer { values in
@@ -158,10 +118,12 @@ public struct SegmentExtractor: Sendable {
                 let row = UnsafeBufferPointer(rebasing: values[(i * FeatureLayout.stride + FeatureLayout.mel)...]
                     .prefix(FeatureLayout.melCount))
                 let centre = block.start + SampleTime(i * block.hopLength)
-                let frameSNR = step(row, centre: centre)
+                let idle: Bool
+                if case .idle = state { idle = true } else { idle = false }
+                let frameSNR = step(row, centre: centre, idle: idle)
                 // Buffers are empty whenever the state is idle (every way into `.idle` clears them), so a quiet
                 // frame in `.idle`, which would be buffered and cleared at once, is not buffered at all.
-                if case .idle = state, frameSNR < configuration.onThresholdDb {
+                if idle, frameSNR < configuration.onThresholdDb {
                     assert(snr.isEmpty && spectra.isEmpty, "buffers must be empty while idle")
                     continue
                 }
@@ -169,7 +131,6 @@ public struct SegmentExtractor: Sendable {
                             rawFlatness: values[i * FeatureLayout.stride + FeatureLayout.spectralFlatness])
                 switch state {
                 case .idle:
-                    copyPendingAudio(from: earliestRead(firstCentre: centre))   // before anything reads the ring
                     state = .open(start: centre, lastActive: 0, peak: frameSNR)
                 case .open(let start, let lastActive, let peak):
                     let index = frameCentres.count - 1
@@ -199,7 +160,6 @@ public struct SegmentExtractor: Sendable {
 
     /// Closes any open segment (end of audio, or a gap in the timeline) and restarts the noise floor.
     public mutating func flush() -> [CandidateSegment] {
-        copyPendingAudio(from: .min)
         var out: [CandidateSegment] = []
         if case .open(_, let lastActive, _) = state, let s = close(frames: lastActive + 1) { out.append(s) }
         state = .idle
@@ -209,12 +169,13 @@ public struct SegmentExtractor: Sendable {
         return out
     }
 
-    /// Updates the floor with one frame, leaves its denoised spectrum in `frame` (for `appendFrame`), returns its
-    /// SNR (dB).
+    /// Updates the floor with one frame and returns its SNR (dB); leaves its denoised spectrum in `frame` (for
+    /// `appendFrame`) unless `idle` and the SNR is under the on threshold (a frame that is not buffered: most of a
+    /// night's frames, so their spectrum is not formed).
     ///
     /// Works on raw buffers (the floor is read in place, no copy of it per frame) with the same arithmetic in the
     /// same order as the definitions: band sums in ascending band order.
-    private mutating func step(_ row: UnsafeBufferPointer<Float>, centre: SampleTime) -> Float {
+    private mutating func step(_ row: UnsafeBufferPointer<Float>, centre: SampleTime, idle: Bool) -> Float {
         let n = FeatureLayout.melCount
         var total: Float = 0
         power.withUnsafeMutableBufferPointer { p in
@@ -225,27 +186,28 @@ public struct SegmentExtractor: Sendable {
             // The first frame seeds the floor: nothing stands out before anything has been heard.
             power.withUnsafeBufferPointer { floor.update($0) }
         }
+        let onThreshold = configuration.onThresholdDb
         let best: Float = power.withUnsafeBufferPointer { p in
             floor.withFloor { f in
+                var bestRatio: Float = 0   // the best group's power ratio; one logarithm per frame (log10 is monotonic)
+                for g in groups {
+                    var sp: Float = 0, sq: Float = 0
+                    for b in g { sp += p[b]; sq += f[b] }
+                    bestRatio = max(bestRatio, max(sp, 1e-30) / sq)
+                }
+                let snr = 10 * log10f(bestRatio)
+                if idle, snr < onThreshold { return snr }
                 frame.withUnsafeMutableBufferPointer { out in
-                    // The groups tile the bands in ascending order, so one pass feeds the group sums and the
-                    // excess sum, each in ascending band order (independent chains the CPU overlaps).
-                    var bestRatio: Float = 0   // the best group's power ratio; one logarithm per frame (log10 is monotonic)
                     var excessMean: Float = 0
-                    for g in groups {
-                        var sp: Float = 0, sq: Float = 0
-                        for b in g {
-                            sp += p[b]; sq += f[b]
-                            let excess = max(p[b] - f[b], 0)
-                            out[b] = excess
-                            excessMean += excess
-                        }
-                        bestRatio = max(bestRatio, max(sp, 1e-30) / sq)
+                    for b in 0..<n {
+                        let excess = max(p[b] - f[b], 0)
+                        out[b] = excess
+                        excessMean += excess
                     }
                     let eps = 1e-3 * excessMean / Float(n) + 1e-12
                     for b in 0..<n { out[b] += eps }
-                    return 10 * log10f(bestRatio)
                 }
+                return snr
             }
         }
         power.withUnsafeBufferPointer { floor.update($0) }

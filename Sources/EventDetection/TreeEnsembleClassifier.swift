@@ -17,8 +17,8 @@ import Foundation
 /// threshold is a float32, like the features, so the comparison is exact), a leaf written as its float32 output. Compact
 /// text keeps the file readable and quick to load (a JSON number per node field took ~0.1 s to parse).
 /// Features are finite by construction; a NaN would fail `x ≤ threshold` and go right (as in the script).
-/// Cost: one root-to-leaf walk per tree (rounds × 5 classes, ≤ 15 leaves each), bound by the latency of fetching
-/// nodes that the rest of the analysis evicted from the caches: ~20–40 µs per segment on the 1-h benchmark night.
+/// Cost: one root-to-leaf walk per tree (rounds × 5 classes, ≤ 15 leaves each), a chain of dependent loads per
+/// tree: ~40 µs per unscreened segment for the built-in blend's 3 000 trees on the 6-h evaluation night.
 public struct TreeEnsembleClassifier: SegmentClassifier {
     let ensemble: TreeEnsemble
 
@@ -50,7 +50,9 @@ public struct TreeEnsembleClassifier: SegmentClassifier {
 /// The walk is branch-free and interleaved: trees are taken `lanes` at a time and stepped together for as many
 /// steps as the deepest of them needs; a leaf steps onto itself. A root-to-leaf walk is a chain of dependent loads
 /// with a data-dependent branch at every level, so walking one tree after the other left the CPU waiting on
-/// mispredicted branches and cache misses; eight independent chains overlap. The trees are grouped by depth
+/// mispredicted branches and cache misses; eight independent chains overlap. The eight positions are plain
+/// locals, which stay in general registers (kept in a `SIMD8`, every step moved each lane between vector and
+/// general registers: 1.3 % more of a 6-h `analyze`; twelve chains spill). The trees are grouped by depth
 /// (stably; their nodes stored in that order), so a shallow tree does not wait on a deep one beside it: on the
 /// built-in model a fifth fewer steps than in file order, and ~12 % less time in the walk (perf samples on a 6-h
 /// night). Each tree's leaf is set aside and the leaves are summed in file order (in Double), with the plain walk's
@@ -66,10 +68,10 @@ struct TreeEnsemble: Sendable {
         var rightOffset: UInt16
         var isLeaf: Bool { rightOffset == 0 }
     }
-    /// Trees stepped together.
+    /// Trees stepped together (the walk in `scores` names eight positions).
     static let lanes = 8
-    /// Every tree's nodes for the walk, 8 bytes each (a third less memory than 32-bit fields: the walk is bound by
-    /// the latency of fetching nodes that other work evicted from the caches between two segments).
+    /// Every tree's nodes for the walk, 8 bytes each (a third less memory than 32-bit fields: fewer nodes for other
+    /// work to evict from the caches between two segments).
     let nodes: [PackedNode]
     /// In walk order (trees grouped by depth): each tree's root in `nodes` and its index in the file.
     let roots: [Int32]
@@ -205,19 +207,24 @@ struct TreeEnsemble: Sendable {
             nodes.withUnsafeBufferPointer { nodes in
                 roots.withUnsafeBufferPointer { roots in
                     fileIndex.withUnsafeBufferPointer { fileIndex in
-                        var at = SIMD8<Int32>(repeating: 0)
+                        assert(lanes == 8, "the walk names eight positions")
+                        // A split goes to the next node or `rightOffset` on; a leaf (offset 0) stays.
+                        @inline(__always) func next(_ at: Int) -> Int {
+                            let node = nodes[at]
+                            let right = Int(node.rightOffset)
+                            return at &+ (x[Int(node.feature)] <= node.number ? min(right, 1) : right)
+                        }
                         for (g, steps) in groupSteps.enumerated() {
                             let first = g * lanes, count = min(lanes, roots.count - first)
-                            for k in 0..<lanes { at[k] = roots[first + min(k, count - 1)] }
+                            func root(_ k: Int) -> Int { Int(roots[first + min(k, count - 1)]) }
+                            var a0 = root(0), a1 = root(1), a2 = root(2), a3 = root(3)
+                            var a4 = root(4), a5 = root(5), a6 = root(6), a7 = root(7)
                             for _ in 0..<steps {
-                                for k in 0..<lanes {
-                                    let node = nodes[Int(at[k])]
-                                    let right = Int32(node.rightOffset)
-                                    // A split goes to the next node or `right` on; a leaf (right == 0) stays.
-                                    at[k] &+= x[Int(node.feature)] <= node.number ? min(right, 1) : right
-                                }
+                                a0 = next(a0); a1 = next(a1); a2 = next(a2); a3 = next(a3)
+                                a4 = next(a4); a5 = next(a5); a6 = next(a6); a7 = next(a7)
                             }
-                            for k in 0..<count { leaves[Int(fileIndex[first + k])] = nodes[Int(at[k])].number }
+                            func leaf(_ k: Int, _ at: Int) { if k < count { leaves[Int(fileIndex[first + k])] = nodes[at].number } }
+                            leaf(0, a0); leaf(1, a1); leaf(2, a2); leaf(3, a3); leaf(4, a4); leaf(5, a5); leaf(6, a6); leaf(7, a7)
                         }
                     }
                 }

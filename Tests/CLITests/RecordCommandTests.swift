@@ -137,7 +137,7 @@ import Testing
     }
 
     /// The recorder is killed (`kill -9`) at 21 random moments of a paced feed and resumed each time: the store stays
-    /// sound, at most 2 s of the analysed audio before each kill is lost (plus 0.1 s of scheduling delay at the 30×
+    /// sound, at most 2 s of the analysed audio before each kill is lost (plus 0.25 s of scheduling delay at the 30×
     /// feed), and the final result equals an uninterrupted night's outside the windows around the interruptions: from
     /// 20 s before the journal's end (the
     /// events the detector had not decided yet) to 180 s after the audio came back (the producers warming up again:
@@ -185,9 +185,10 @@ import Testing
             let fedUntil = Double(offset + fed) / Double(bytesPerSecond)
             let journaled = night.endTime.timeIntervalSince(Self.startDate)
             // What was fed but not journaled: at most 2 s of audio (the pipe holds 0.13 s, a block 0.5 s, a chunk 0.5 s),
-            // plus what a 30× feed gets ahead while a loaded machine holds the journal writer back for 0.1 s of wall
-            // time (3 s of audio; in real time the same delay is 0.1 s of audio).
-            #expect(fedUntil - journaled <= 2.0 + 30 * 0.1, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
+            // plus what a 30× feed gets ahead while a loaded machine holds the journal writer back for up to 0.25 s of
+            // wall time (7.5 s of audio; in real time the same delay is 0.25 s of audio). The parallel test suites on
+            // two cores held it back 0.11 s at times (5.4 s of lag against a 0.1-s allowance).
+            #expect(fedUntil - journaled <= 2.0 + 30 * 0.25, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
             // The next recorder starts a few seconds of audio later (the downtime).
             offset += fed + bytesPerSecond * Int.random(in: 1...5, using: &rng)
             offset -= offset % 2

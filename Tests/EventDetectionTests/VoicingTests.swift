@@ -84,15 +84,24 @@ private extension Double { var float: Float { Float(self) } }
         #expect(none[0] == 0 && none[2] == SegmentVoicing.unvoicedLog2F0 && none[4] == 0)
     }
 
-    @Test func ringHoldsOnlyWhatItWasGivenAndNeverJoinsAcrossAHole() {
+    /// The same for samples copied in (pointer form) and arrays held by the ring (the engine's blocks): reads
+    /// span blocks, and a block larger than the ring is held only for its newest `capacity` samples.
+    @Test(arguments: [false, true])
+    func ringHoldsOnlyWhatItWasGivenAndNeverJoinsAcrossAHole(arrays: Bool) {
         var ring = AudioRing(capacity: 4000)
         let x = (0..<10_000).map { Float($0) }
         x.withUnsafeBufferPointer { all in
             for s in stride(from: 0, to: 10_000, by: 777) {
-                ring.append(UnsafeBufferPointer(rebasing: all[s..<min(s + 777, 10_000)]), at: SampleTime(s))
+                let block = all[s..<min(s + 777, 10_000)]
+                if arrays { ring.append(Array(block), at: SampleTime(s)) } else {
+                    ring.append(UnsafeBufferPointer(rebasing: block), at: SampleTime(s))
+                }
             }
         }
         #expect(ring.start == 6000 && ring.end == 10_000)
+        var span = [Float](repeating: -1, count: 3999)   // the window less one sample, across six blocks
+        #expect(span.withUnsafeMutableBufferPointer { ring.copy(from: 6001, into: $0) })
+        #expect(span == (6001..<10_000).map { Float($0) })
         var out = [Float](repeating: -1, count: 1000)
         #expect(!out.withUnsafeMutableBufferPointer { ring.copy(from: 5500, into: $0) })   // start has left
         #expect(out.allSatisfy { $0 == -1 })
@@ -103,6 +112,13 @@ private extension Double { var float: Float { Float(self) } }
         [Float](repeating: 5, count: 500).withUnsafeBufferPointer { ring.append($0, at: 12_000) }
         #expect(ring.start == 12_000)
         #expect(!out.withUnsafeMutableBufferPointer { ring.copy(from: 11_800, into: $0) })
+        // One block longer than the ring: its newest 4000 samples.
+        let long = (0..<5000).map { Float(20_000 + $0) }
+        if arrays { ring.append(long, at: 20_000) } else { long.withUnsafeBufferPointer { ring.append($0, at: 20_000) } }
+        #expect(ring.start == 21_000 && ring.end == 25_000)
+        #expect(out.withUnsafeMutableBufferPointer { ring.copy(from: 21_000, into: $0) })
+        #expect(out == (21_000..<22_000).map { Float($0) })
+        #expect(!out.withUnsafeMutableBufferPointer { ring.copy(from: 20_999, into: $0) })
     }
 
     @Test func segmentWhoseStartLeftTheRingIsAnalysedFromWhatRemains() {
