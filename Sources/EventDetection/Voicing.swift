@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import SleepCycleBus
 import SleepCycleDSP
@@ -240,15 +241,27 @@ public enum SegmentVoicing {
 /// previous one ended (a gap, or a repeat) starts a new stretch, so samples across a hole are never joined.
 /// `copy(from:into:)` succeeds only for ranges held completely.
 ///
-/// It keeps the audio blocks themselves (array slices: a reference, no copy) rather than copying their samples
-/// into a buffer of its own: the engine reads every block into a fresh array, so holding it costs nothing, and
-/// only the few stretches a closing segment analyses are ever copied (copying every block a segment could reach
-/// was ~1 % of an `analyze` run, 4 % of detection's cost, on a night of audible breathing). A block leaves once
-/// all of it is older than `capacity` samples; the blocks held cover the window and at most one block more.
+/// It keeps the engine's audio blocks themselves (array slices: a reference, no copy) rather than copying their
+/// samples into a buffer of its own: the engine reads every block into a fresh array, so holding it costs nothing,
+/// and only the few stretches a closing segment analyses are ever copied (copying every block a segment could reach
+/// was ~1 % of an `analyze` run, 4 % of detection's cost, on a night of audible breathing). Blocks shorter than
+/// `shortBlock` (a host pushing 10-ms buffers) and samples given by pointer are copied into chunks of the ring's
+/// own instead, so the blocks held stay few (about 2 × capacity / `shortBlock` at most) whatever the callers' block
+/// sizes. A block leaves once all of it is older than `capacity` samples.
 public struct AudioRing: Sendable {
     public let capacity: Int
+    /// Arrays shorter than this are copied into the ring's own chunks of `chunk` samples.
+    static let shortBlock = 4096
+    static let chunk = 16_384
+    private struct Block: Sendable {
+        var start: SampleTime
+        var samples: ArraySlice<Float>
+        /// A chunk of the ring's own (appended to while it is the newest and has room).
+        var owned: Bool
+        var end: SampleTime { start + SampleTime(samples.count) }
+    }
     /// The current stretch's blocks, oldest first, each starting where the one before it ends.
-    private var blocks: [(start: SampleTime, samples: ArraySlice<Float>)] = []
+    private var blocks: Deque<Block> = []
     /// One past the newest sample held.
     public private(set) var end: SampleTime = 0
     private var stretchStart: SampleTime = 0
@@ -264,25 +277,54 @@ public struct AudioRing: Sendable {
 
     /// Copies the samples (only the newest `capacity` of them can be held).
     public mutating func append(_ samples: UnsafeBufferPointer<Float>, at time: SampleTime) {
+        guard !samples.isEmpty else { return }
+        begin(at: time)
         let skip = max(0, samples.count - capacity)
-        hold(Array(samples[skip...])[...], at: time, skip: skip)
+        copyIn(UnsafeBufferPointer(rebasing: samples[skip...]), at: time + SampleTime(skip))
+        finish(end: time + SampleTime(samples.count))
     }
 
-    /// Holds the array itself (no copy of its samples).
-    public mutating func append(_ samples: [Float], at time: SampleTime) { hold(samples[...], at: time, skip: 0) }
-
-    /// `samples` are the block at `time` less its first `skip` samples.
-    private mutating func hold(_ samples: ArraySlice<Float>, at time: SampleTime, skip: Int) {
+    /// Holds the array itself (no copy of its samples) unless it is shorter than `shortBlock`.
+    public mutating func append(_ samples: [Float], at time: SampleTime) {
         guard !samples.isEmpty else { return }
+        guard samples.count >= Self.shortBlock else {
+            samples.withUnsafeBufferPointer { append($0, at: time) }
+            return
+        }
+        begin(at: time)
+        blocks.append(Block(start: time, samples: samples[...], owned: false))
+        finish(end: time + SampleTime(samples.count))
+    }
+
+    /// A block that does not continue the stretch starts a new one.
+    private mutating func begin(at time: SampleTime) {
         if time != end || start == end {
             stretchStart = time
-            blocks.removeAll(keepingCapacity: true)
+            blocks.removeAll()
         }
-        blocks.append((time + SampleTime(skip), samples))
-        end = time + SampleTime(skip + samples.count)
+    }
+
+    /// Appends to the newest chunk of the ring's own while it has room, then to new chunks.
+    private mutating func copyIn(_ samples: UnsafeBufferPointer<Float>, at time: SampleTime) {
+        var i = 0
+        while i < samples.count {
+            if !(blocks.last.map { $0.owned && $0.samples.count < Self.chunk } ?? false) {
+                var chunk = ArraySlice<Float>()
+                chunk.reserveCapacity(Self.chunk)
+                blocks.append(Block(start: time + SampleTime(i), samples: chunk, owned: true))
+            }
+            let last = blocks.count - 1
+            let n = min(samples.count - i, Self.chunk - blocks[last].samples.count)
+            blocks[last].samples.append(contentsOf: UnsafeBufferPointer(rebasing: samples[i..<(i + n)]))
+            i += n
+        }
+    }
+
+    /// Sets the end and lets go of the blocks wholly before the window.
+    private mutating func finish(end newEnd: SampleTime) {
+        end = newEnd
         let first = start
-        let gone = blocks.prefix { $0.start + SampleTime($0.samples.count) <= first }.count
-        if gone > 0 { blocks.removeFirst(gone) }
+        while let oldest = blocks.first, oldest.end <= first { blocks.removeFirst() }
     }
 
     /// Copies `[from, from + into.count)` into `into`; false (and `into` untouched) unless all of it is held.
@@ -291,9 +333,8 @@ public struct AudioRing: Sendable {
         guard from >= start, from + SampleTime(count) <= end, count <= capacity else { return false }
         var at = from, done = 0
         for block in blocks where done < count {
-            let blockEnd = block.start + SampleTime(block.samples.count)
-            guard blockEnd > at else { continue }
-            let offset = Int(at - block.start), n = min(count - done, Int(blockEnd - at))
+            guard block.end > at else { continue }
+            let offset = Int(at - block.start), n = min(count - done, Int(block.end - at))
             block.samples.withUnsafeBufferPointer { b in
                 _ = UnsafeMutableBufferPointer(rebasing: into[done..<(done + n)])
                     .update(fromContentsOf: UnsafeBufferPointer(rebasing: b[offset..<(offset + n)]))

@@ -84,15 +84,16 @@ private extension Double { var float: Float { Float(self) } }
         #expect(none[0] == 0 && none[2] == SegmentVoicing.unvoicedLog2F0 && none[4] == 0)
     }
 
-    /// The same for samples copied in (pointer form) and arrays held by the ring (the engine's blocks): reads
-    /// span blocks, and a block larger than the ring is held only for its newest `capacity` samples.
-    @Test(arguments: [false, true])
-    func ringHoldsOnlyWhatItWasGivenAndNeverJoinsAcrossAHole(arrays: Bool) {
+    /// The same for samples copied in (pointer form), arrays the ring copies into its own chunks (shorter than
+    /// `AudioRing.shortBlock`: 5 and 777 samples) and arrays it holds (4500, the engine's blocks): reads span
+    /// blocks, and a block larger than the ring is held only for its newest `capacity` samples.
+    @Test(arguments: [(false, 777), (true, 5), (true, 777), (true, 4500)])
+    func ringHoldsOnlyWhatItWasGivenAndNeverJoinsAcrossAHole(arrays: Bool, blockSize: Int) {
         var ring = AudioRing(capacity: 4000)
         let x = (0..<10_000).map { Float($0) }
         x.withUnsafeBufferPointer { all in
-            for s in stride(from: 0, to: 10_000, by: 777) {
-                let block = all[s..<min(s + 777, 10_000)]
+            for s in stride(from: 0, to: 10_000, by: blockSize) {
+                let block = all[s..<min(s + blockSize, 10_000)]
                 if arrays { ring.append(Array(block), at: SampleTime(s)) } else {
                     ring.append(UnsafeBufferPointer(rebasing: block), at: SampleTime(s))
                 }
