@@ -55,7 +55,7 @@ let package = Package(
 
         // Consumers: each reads the bus and may publish onto it; they never import each other.
         .target(name: "AudioHealth", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),
-        .target(name: "EventDetection", dependencies: ["SleepCycleBus", "SleepCycleDSP",
+        .target(name: "EventDetection", dependencies: ["SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats",
                                                       .product(name: "DequeModule", package: "swift-collections")],
                 resources: [.copy("Resources")]),
         .target(name: "Breathing", dependencies: ["SleepCycleBus", "SleepCycleDSP"]),

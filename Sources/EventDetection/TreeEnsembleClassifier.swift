@@ -1,4 +1,5 @@
 import Foundation
+import SleepCycleFormats
 
 /// Gradient-boosted decision trees for the five classes (the built-in model).
 ///
@@ -121,65 +122,19 @@ struct TreeEnsemble: Sendable {
         self.baseline = baseline; self.temperature = temperature; self.featureCount = featureCount
     }
 
-    /// Parses one tree's pre-order text into packed nodes; nil unless every split has both children inside the tree
-    /// after it (every walk then ends at a leaf), within `UInt16.max` nodes, and every number is finite. Works on the UTF-8 bytes (a model has ~40 000
-    /// tokens: `String.split` and `Character` indexing cost more than the night's classification).
+    /// Parses one tree's pre-order text (`PreorderTreeText`) into packed nodes; nil if it is malformed or a right
+    /// child lies more than `UInt16.max` nodes after its split.
     static func parse(_ text: String, featureCount: Int) -> [PackedNode]? {
-        var text = text
-        let parsed: [(node: PackedNode, right: Int32)]? = text.withUTF8 { bytes in
-            var nodes: [(node: PackedNode, right: Int32)] = []
-            func integer(_ r: Range<Int>) -> Int32? {
-                guard !r.isEmpty, r.count <= 9 else { return nil }
-                var v: Int32 = 0
-                for i in r {
-                    let d = bytes[i] &- UInt8(ascii: "0")
-                    guard d < 10 else { return nil }
-                    v = v * 10 + Int32(d)
-                }
-                return v
-            }
-            func number(_ r: Range<Int>) -> Float? {
-                guard !r.isEmpty, let v = Float(String(decoding: UnsafeBufferPointer(rebasing: bytes[r]), as: UTF8.self)),
-                      v.isFinite else { return nil }
-                return v
-            }
-            var i = 0
-            while i < bytes.count {
-                if bytes[i] == UInt8(ascii: " ") { i += 1; continue }
-                var j = i
-                while j < bytes.count, bytes[j] != UInt8(ascii: " ") { j += 1 }
-                if bytes[i] == UInt8(ascii: "x") {
-                    // x<feature><=<threshold>:<right>
-                    guard let lt = (i..<j).first(where: { bytes[$0] == UInt8(ascii: "<") }), lt + 1 < j,
-                          bytes[lt + 1] == UInt8(ascii: "="),
-                          let colon = (lt..<j).last(where: { bytes[$0] == UInt8(ascii: ":") }),
-                          let f = integer(i + 1..<lt), Int(f) < featureCount,
-                          let threshold = number(lt + 2..<colon), let right = integer(colon + 1..<j) else { return nil }
-                    nodes.append((PackedNode(number: threshold, feature: UInt16(f), rightOffset: 0), right))
-                } else {
-                    guard let v = number(i..<j) else { return nil }
-                    nodes.append((PackedNode(number: v, feature: 0, rightOffset: 0), -1))
-                }
-                i = j
-            }
-            return nodes
-        }
-        guard let parsed, !parsed.isEmpty else { return nil }
-        let m = parsed.count
+        guard let parsed = PreorderTreeText.parse(text, featureCount: featureCount, as: Float.self) else { return nil }
         var nodes: [PackedNode] = []
-        nodes.reserveCapacity(m)
-        for (i, (node, right)) in parsed.enumerated() {
-            var node = node
-            if right >= 0 {   // a split (leaves carry -1)
-                guard i + 1 < m, Int(right) > i + 1, Int(right) < m,
-                      let offset = UInt16(exactly: Int(right) - i) else { return nil }
-                node.rightOffset = offset
-            }
-            nodes.append(node)
+        nodes.reserveCapacity(parsed.count)
+        for (i, node) in parsed.enumerated() {
+            guard let feature = UInt16(exactly: node.feature), let offset = UInt16(exactly: node.right == 0 ? 0 : node.right - i)
+            else { return nil }
+            nodes.append(PackedNode(number: node.number, feature: feature, rightOffset: offset))
         }
         return nodes
     }
-
 
     /// Steps from `root` to the deepest leaf (pre-order: the left child is the next node).
     static func depth(_ nodes: [PackedNode], root: Int) -> Int32 {

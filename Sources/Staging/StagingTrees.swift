@@ -1,4 +1,5 @@
 import Foundation
+import SleepCycleFormats
 
 /// The gradient-boosted trees of one staging sub-model (Friedman 2001, "Greedy function approximation: a gradient
 /// boosting machine", Ann. Statist. 29(5)), trained by scikit-learn's `HistGradientBoostingClassifier` in
@@ -8,17 +9,13 @@ import Foundation
 ///
 /// File format (per sub-model): `"baseline": [4 scores]` and `"trees": [{"class": c, "nodes": "…"}, …]`; a tree's
 /// nodes in pre-order, a split written `x<feature><=<threshold>:<index of its right child>` (its left child is the
-/// next node), a leaf written as its output. Numbers are Python `repr` doubles, which read back exactly. The same
-/// text syntax as the event detector's trees (`EventDetection.TreeEnsemble`), but Double throughout and a plain
-/// walk: staging classifies one epoch per 30 s, not thousands of segments.
+/// next node), a leaf written as its output (`PreorderTreeText`, shared with the event detector's trees). Numbers are
+/// Python `repr` doubles, which read back exactly. Double throughout and a plain walk: staging classifies one epoch
+/// per 30 s, not thousands of segments.
 struct StagingTrees: Sendable {
-    /// A split (`right > 0`: `x[feature] ≤ value` goes to the next node, otherwise to node `right`) or a leaf
-    /// (`right == 0`, `value` = output).
-    struct Node: Sendable {
-        var feature: Int
-        var value: Double
-        var right: Int
-    }
+    /// A split (`right > 0`: `x[feature] ≤ number` goes to the next node, otherwise to node `right`) or a leaf
+    /// (`right == 0`, `number` = output).
+    typealias Node = PreorderTreeText.Node<Double>
     struct Tree: Sendable {
         var stage: Int
         var nodes: [Node]
@@ -32,25 +29,8 @@ struct StagingTrees: Sendable {
         guard baseline.count == classCount, baseline.allSatisfy(\.isFinite) else { return nil }
         var parsed: [Tree] = []
         for (stage, text) in trees {
-            guard (0..<classCount).contains(stage) else { return nil }
-            var nodes: [Node] = []
-            for token in text.split(separator: " ") {
-                if token.hasPrefix("x") {
-                    guard let le = token.range(of: "<="), let colon = token.lastIndex(of: ":"),
-                          colon > le.upperBound,
-                          let f = Int(token[token.index(after: token.startIndex)..<le.lowerBound]), (0..<featureCount).contains(f),
-                          let t = Double(token[le.upperBound..<colon]), t.isFinite,
-                          let r = Int(token[token.index(after: colon)...]) else { return nil }
-                    nodes.append(Node(feature: f, value: t, right: r))
-                } else {
-                    guard let v = Double(token), v.isFinite else { return nil }
-                    nodes.append(Node(feature: 0, value: v, right: 0))
-                }
-            }
-            guard !nodes.isEmpty else { return nil }
-            for (i, n) in nodes.enumerated() where n.right != 0 {
-                guard i + 1 < nodes.count, n.right > i + 1, n.right < nodes.count else { return nil }
-            }
+            guard (0..<classCount).contains(stage),
+                  let nodes = PreorderTreeText.parse(text, featureCount: featureCount, as: Double.self) else { return nil }
             parsed.append(Tree(stage: stage, nodes: nodes))
         }
         guard !parsed.isEmpty else { return nil }
@@ -65,8 +45,8 @@ struct StagingTrees: Sendable {
             var at = 0
             while true {
                 let node = tree.nodes[at]
-                if node.right == 0 { z[tree.stage] += node.value; break }
-                at = x[node.feature] <= node.value ? at + 1 : node.right
+                if node.isLeaf { z[tree.stage] += node.number; break }
+                at = x[node.feature] <= node.number ? at + 1 : node.right
             }
         }
         return z
