@@ -97,13 +97,14 @@ public enum PreorderTreeText {
         var i = 0
         let negative = i < s.count && s[i] == UInt8(ascii: "-")
         if negative { i += 1 }
-        var m: UInt64 = 0, digits = 0, fraction = 0, seenPoint = false
+        var m: UInt64 = 0, digits = 0, fraction = 0, seenPoint = false, seenDigit = false
         while i < s.count {
             let c = s[i]
             if c == UInt8(ascii: "."), !seenPoint {
                 seenPoint = true
             } else if case let d = c &- UInt8(ascii: "0"), d < 10 {
                 guard digits < 19 else { return nil }
+                seenDigit = true
                 if m > 0 || d > 0 { digits += 1 }
                 m = m * 10 + UInt64(d)
                 if seenPoint { fraction += 1 }
@@ -112,7 +113,7 @@ public enum PreorderTreeText {
             }
             i += 1
         }
-        guard i > (negative ? 1 : 0), s[(negative ? 1 : 0)..<i].contains(where: { $0 != UInt8(ascii: ".") }) else { return nil }
+        guard seenDigit else { return nil }
         var exponent = 0
         if i < s.count, s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E") {
             i += 1
