@@ -48,7 +48,8 @@ public enum PreorderTreeText {
                 return v
             }
             var nodes: [Node<Number>] = []
-            nodes.reserveCapacity(bytes.count / 10)
+            // Exactly the tokens (single spaces apart in the scripts' files): the caller may keep this array.
+            nodes.reserveCapacity(bytes.reduce(1) { $0 + ($1 == space ? 1 : 0) })
             var i = 0
             while i < bytes.count {
                 if bytes[i] == space { i += 1; continue }
