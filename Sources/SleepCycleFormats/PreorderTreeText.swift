@@ -23,7 +23,8 @@ public enum PreorderTreeText {
     /// number is finite and every split's children both lie inside the tree after it (so every walk from the root
     /// ends at a leaf). Works on the UTF-8 bytes: a model has tens of thousands of tokens, and `String.split` with
     /// `Character` indexing and `range(of:)` cost several times what reading the numbers does (the staging model
-    /// took ~65 ms to load that way). Inlinable so that each caller's `Number` is specialised.
+    /// took ~65 ms to load that way). Public and inlinable so that each caller's `Number` is specialised (with
+    /// `package` access it was not, and ran generic: twice the load time).
     @inlinable
     public static func parse<Number: BinaryFloatingPoint & LosslessStringConvertible & Sendable>(
         _ text: String, featureCount: Int, as _: Number.Type = Number.self
