@@ -22,7 +22,9 @@ Conditions (each applied alone to the reference night):
                 recording of a distant sleeper whose breathing is lost in the bed with everything else of theirs;
 * `room-*`      every clip convolved with an image-source room (pyroomacoustics shoebox; the microphone 0.7 / 2 / 4 m
                 from 4 positions of the sleeper's head, distractors from 2 other places); levels are those of the
-                reverberant sound, so distance here is reverberation only - its level loss is the SNR sweep;
+                reverberant sound, so distance here is reverberation only - its level loss is the SNR sweep; since
+                2026-11-28 the sleeper's all-night breathing is in the room too (from one head position; before, it
+                stayed dry and only the events were reverberant);
 * `mic-*`       the whole night through a microphone response: phone, laptop, cheap USB (band limits and EQ);
 * `level-*`     the whole night faded by 0 to -30 dB (input gain), stepped by +-6-12 dB every 1-4 min (an AGC),
                 or only the sleeper's sounds faded by 0 to -15 dB against the bed (turning away);
@@ -259,6 +261,8 @@ def condition_night(cond, name, pools, k, minutes, night_set, j):
         # positions elsewhere in the room.
         kw["convolve"] = lambda clip, cls: fftconvolve(
             clip, hs[crng.integers(4) if cls else 4 + crng.integers(N_RIRS - 4)]).astype(np.float32)
+        # The sleeper's breathing from the first head position, all night (no draw: the events' rooms stay the same).
+        kw["convolve_breathing"] = lambda br: fftconvolve(br, hs[0])[:len(br)].astype(np.float32)
     total = minutes * 60
     if "event_gain" in cond:
         kw["event_gain_db"] = lambda t: -cond["event_gain"] * t / total

@@ -38,7 +38,7 @@ def trimmed(x, max_sec):
 
 
 def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=None, background=None, convolve=None,
-                event_gain_db=None):
+                event_gain_db=None, convolve_breathing=None):
     """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate. With
     `reverb_rng` every placed clip (events and distractors) is first convolved with its own synthetic room impulse
     response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one.
@@ -47,8 +47,9 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
     Hooks of `conditions.py` (None: the behaviour above, draw for draw): `background(rng, n)` returns every
     background piece (unit RMS) in place of the generated / rain bed, which is drawn first all the same (a hook that
     draws from its own generator leaves the rest of the night unchanged); `convolve(clip, cls)` (cls None for a
-    distractor) replaces the room of `reverb_rng`; `event_gain_db(t_sec)` is added to the level of an event (not a
-    distractor) placed at t."""
+    distractor) replaces the room of `reverb_rng`; `convolve_breathing(breathing)` puts the sleeper's all-night
+    breathing in the room too (its level over the bed is then that of the reverberant breathing, as an event's is);
+    `event_gain_db(t_sec)` is added to the level of an event (not a distractor) placed at t."""
     sp = dict(EVAL_SPEC, **(spec or {}))
     n = int(minutes * 60 * C.SR)
     x = np.zeros(n, np.float32)
@@ -85,6 +86,8 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
         pos += ln - (fade if pos + ln < n else 0)
     # Quiet breathing all night, 0-10 dB over the background.
     br = C.breathing(rng, n / C.SR)
+    if convolve_breathing is not None:
+        br = convolve_breathing(br)
     x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(*sp["breathing_db"])) / 20)
 
     truth = []

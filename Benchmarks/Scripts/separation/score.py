@@ -155,6 +155,7 @@ def new_counts():
                       "mono_events": 0, "by_class": {c: 0 for c in CLASSES}},
         "duplicates": {"detected": 0, "duplicates": 0, "by_class": {c: [0, 0] for c in CLASSES}},
         "segments": {k: {c: {"stereo": [0, 0, 0], "mono": [0, 0, 0]} for c in CLASSES} for k in SLEEPERS},
+        "nothing": {"stereo": {c: 0 for c in CLASSES}, "mono": {c: 0 for c in CLASSES}},
         "hours": 0.0, "scenes": 0,
     }
 
@@ -207,6 +208,13 @@ def score_scene(meta, sessions, refs, counts):
             for a, b in merge([(e[1], e[2]) for e in evs if e[0] == c], MERGE_GAP[c]):
                 ct["merged"] += 1
                 ct["merged_crosstalk"] += any(overlaps(a, b, t["start"], t["end"]) for t in truth)
+    # Events on nothing: detected events (either session; the mono references apart) that overlap no reference event
+    # of either sleeper, of any class - sounds made of the sleepers' breathing and the bed alone.
+    for name, by_sleeper in (("stereo", sessions), ("mono", refs)):
+        for k in SLEEPERS:
+            for typ, a, b, _, _ in by_sleeper[k]:
+                if not any(overlaps(a, b, t["start"], t["end"]) for t in truth):
+                    counts["nothing"][name][typ] += 1
     # Duplicates: a reference event found (its class, overlapping) in its own sleeper's session and also in the
     # other session, where the other sleeper has no overlapping event of that class.
     du = counts["duplicates"]
@@ -296,6 +304,8 @@ def summarize(counts):
                        "share": round(ratio(du["duplicates"], du["detected"]), 4),
                        "by_class": {c: {"detected": v[0], "duplicates": v[1]} for c, v in du["by_class"].items()}},
         "segment_f1": seg,
+        "on_nothing": {name: {"per_hour": round(ratio(sum(v.values()), counts["hours"]), 3), "events": sum(v.values()),
+                              "by_class": dict(v)} for name, v in counts["nothing"].items()},
     }
 
 
@@ -308,17 +318,20 @@ def markdown(split, entries):
     """entries: [(label, summary)]."""
     lines = ["### %s" % split, "",
              "| preset (mode) | scenes | h | attribution (n) | unambiguous | cross-talk/h | merged | silent session "
-             "events/h (mono ref) | duplicates | snoring F1 P: stereo / mono / Δ | snoring F1 S: stereo / mono / Δ |",
-             "|---|---:|---:|---|---:|---:|---:|---|---|---|---|"]
+             "events/h (mono ref) | duplicates | events on nothing/h (mono ref) | snoring F1 P: stereo / mono / Δ | "
+             "snoring F1 S: stereo / mono / Δ |",
+             "|---|---:|---:|---|---:|---:|---:|---|---|---|---|---|"]
     for label, s in entries:
         a, c, d, g = s["attribution"], s["crosstalk"], s["duplicates"], s["segment_f1"]
         sn = ["%s / %s / %s" % (fmt(g[k]["snoring"]["stereo_f1"]), fmt(g[k]["snoring"]["mono_f1"]),
                                 fmt(g[k]["snoring"]["difference"], "%+.3f")) for k in SLEEPERS]
-        lines.append("| %s | %d | %.2f | %s (%d) | %s | %s | %s | %s (%s) | %d / %d | %s | %s |" % (
+        nothing = s.get("on_nothing", {})   # (absent from results written before it was measured)
+        lines.append("| %s | %d | %.2f | %s (%d) | %s | %s | %s | %s (%s) | %d / %d | %s (%s) | %s | %s |" % (
             label, s["scenes"], s["hours"], fmt(a["accuracy"] * 100, "%.1f %%"), a["matched"],
             fmt(a["unambiguous_accuracy"] * 100, "%.1f %%"), fmt(c["crosstalk_per_hour"], "%.2f"),
             fmt(c["merged_crosstalk_per_hour"], "%.2f"), fmt(c["events_per_hour"], "%.1f"),
             fmt(c["mono_reference_events_per_hour"], "%.1f"), d["duplicates"], d["detected_reference_events"],
+            fmt(nothing.get("stereo", {}).get("per_hour"), "%.1f"), fmt(nothing.get("mono", {}).get("per_hour"), "%.1f"),
             sn[0], sn[1]))
     lines += ["", "| preset (mode) | class | primary: stereo / mono / Δ | secondary: stereo / mono / Δ | attribution (n) |",
               "|---|---|---|---|---|"]
@@ -388,6 +401,11 @@ def selftest():
     assert s["crosstalk"]["mono_reference_events_per_hour"] == 1.0
     assert s["attribution"]["matched"] == 8 and s["attribution"]["accuracy"] == 0.625, s["attribution"]
     assert s["duplicates"]["duplicates"] == 2, s["duplicates"]
+    # On nothing: the primary's talking at 80 s and the secondary's movement at 2000 s (stereo), the mono
+    # reference's movement at 5 s; 3720 s in all.
+    assert s["on_nothing"]["stereo"]["events"] == 2 and s["on_nothing"]["mono"]["events"] == 1, s["on_nothing"]
+    assert s["on_nothing"]["stereo"]["by_class"]["talking"] == 1 and s["on_nothing"]["stereo"]["by_class"]["movement"] == 1
+    assert abs(s["on_nothing"]["stereo"]["per_hour"] - round(2 / (3720 / 3600), 3)) < 1e-9, s["on_nothing"]
     # Events split by `channel` in a single result (no `sessions`) give the same sessions.
     flat = {"startTime": ts(0), "events": [dict(e, channel=ss["channel"]) for ss in stereo["sessions"]
                                            for e in ss["events"]]}
