@@ -1,4 +1,5 @@
 import AudioClips
+import EventDetection
 import HeartSession
 import SleepCycle
 import SleepCycleAudio
@@ -55,6 +56,13 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as ISO8601Time.ParseError: return CLIError(.usage, e.description)
         case let e as OutputError: return e.brokenPipe ? CLIError(.brokenPipe, "") : CLIError(.ioError, e.message)
         case let e as DetectDevError: return CLIError(.badInput, e.description)
+        case let e as DetectionError:
+            // A model file given with `detect-dev --model` (the built-in one loads from the bundle and is tested).
+            switch e {
+            case .modelUnreadable: return CLIError(.noInput, e.description)
+            case .modelInvalid: return CLIError(.badInput, e.description)
+            case .invalidConfiguration: return CLIError(.usage, e.description)
+            }
         case let e as StoreError:
             switch e.kind {
             case .unwritable: return CLIError(.cannotCreate, e.description)
