@@ -22,12 +22,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import collections
 import json
-import struct
-import subprocess
 import sys
 import tempfile
 
-import numpy as np
 import soundfile as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,25 +36,20 @@ SR = 16000
 NEAR_SNORE_SEC = 6.0
 
 
-def write_scene_stream(path, channels):
-    """`detect-dev`'s scene stream: per scene an Int64 sample count and that many Float32 samples (little-endian)."""
-    with open(path, "wb") as f:
-        for x in channels:
-            f.write(struct.pack("<q", len(x)))
-            f.write(np.ascontiguousarray(x, dtype="<f4").tobytes())
+def channels(paths):
+    """Every channel of the stereo scene files, one mono scene each (read again per model: little memory)."""
+    for path in paths:
+        x, sr = sf.read(path, dtype="float32")
+        assert sr == SR and x.ndim == 2 and x.shape[1] == 2, "%s: stereo 16 kHz expected" % path
+        yield x[:, 0]
+        yield x[:, 1]
 
 
-def detect(binary, stream, model=None):
-    """{scene index: [(type, start_s, end_s, probability)]} from `detect-dev events`."""
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as out:
-        cmd = [binary, "detect-dev", "events", "--input", stream, "--output", out.name]
-        if model:
-            cmd += ["--model", model]
-        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-        events = collections.defaultdict(list)
-        for line in open(out.name):
-            d = json.loads(line)
-            events[d["scene"]].append((d["type"], d["start"] / SR, d["end"] / SR, d["probability"]))
+def detect(binary, paths, model=None):
+    """{scene index: [(type, start_s, end_s, probability)]} from `detect-dev events` (detection's `run_scenes`)."""
+    events = collections.defaultdict(list)
+    for d in R.C.run_scenes("events", channels(paths), ["--model", model] if model else [], [binary, "detect-dev"]):
+        events[d["scene"]].append((d["type"], d["start"] / SR, d["end"] / SR, d["probability"]))
     return events
 
 
@@ -91,33 +83,26 @@ def main():
     ap.add_argument("--no-context", action="store_true", help="also each model without its context stage")
     ap.add_argument("--binary", default=default_binary())
     args = ap.parse_args()
-    channels, truths = [], []
+    if args.no_context and not args.model:
+        raise SystemExit("--no-context needs --model files (the built-in model is read from the binary)")
+    paths, truths = [], []
     for preset in args.preset:
         for meta in R.ensure_scenes(args.split, preset, args.scenes, args.minutes):
-            x, sr = sf.read(os.path.join(R.scene_dir(args.split, preset, meta["index"], args.minutes), "stereo.wav"),
-                            dtype="float32")
-            assert sr == SR and x.ndim == 2 and x.shape[1] == 2, "stereo 16 kHz scenes expected"
-            for c in range(2):
-                channels.append(x[:, c])
-                truths.append(meta["events"])
-    hours = sum(len(x) for x in channels) / SR / 3600
+            paths.append(os.path.join(R.scene_dir(args.split, preset, meta["index"], args.minutes), "stereo.wav"))
+            truths += [meta["events"], meta["events"]]
+    hours = sum(sf.info(p).duration for p in paths) * 2 / 3600
     with tempfile.TemporaryDirectory() as tmp:
-        stream = os.path.join(tmp, "scenes.bin")
-        write_scene_stream(stream, channels)
-        del channels
         runs = [(m or "built-in", m) for m in (args.model or [None])]
         if args.no_context:
             for label, m in list(runs):
-                doc = json.load(open(m)) if m else None
-                if doc is None:
-                    raise SystemExit("--no-context needs --model files (the built-in model is read from the binary)")
+                doc = json.load(open(m))
                 doc.pop("context", None)
                 path = os.path.join(tmp, "noctx-%d.json" % len(runs))
                 json.dump(doc, open(path, "w"))
                 runs.append((label + " without context", path))
         print("%s, %s: %d channels, %.2f h" % (args.split, "/".join(args.preset), len(truths), hours))
         for label, m in runs:
-            nothing, near, found, total = score(detect(args.binary, stream, m), truths)
+            nothing, near, found, total = score(detect(args.binary, paths, m), truths)
             print("%-40s events on nothing %s (snoring within %g s of a snore: %d) | own snores found %d / %d = %.3f"
                   % (label, dict(sorted(nothing.items())), NEAR_SNORE_SEC, near, found, total, found / max(1, total)),
                   flush=True)
