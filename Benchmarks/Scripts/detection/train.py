@@ -621,6 +621,9 @@ def main():
         os.makedirs(args.write_to, exist_ok=True)
         write_model(out, os.path.join(args.write_to, "event-model.json"))
         np.savez(os.path.join(args.write_to, "parity-inputs.npz"), **inputs)
+        if args.model == "gbt":
+            # blend.py fits the blend's context stage on the blend of these (out-of-fold probabilities).
+            write_model({str(k): m for k, m in models.items()}, os.path.join(args.write_to, "fold-models.json"))
         print("wrote", args.write_to)
         return
     write_model(out)
