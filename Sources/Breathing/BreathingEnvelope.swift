@@ -23,10 +23,16 @@ import SleepCycleBus
 /// the "sound energy envelope" of Nam, Reyes & Chon, "Estimation of respiratory rates using the built-in
 /// microphone of a smartphone or headset", IEEE J Biomed Health Inform 20(6):1493–1501, 2016, computed
 /// directly at a low rate (decimate early).
-/// One envelope value: block index and band energy (dB).
+/// One envelope value: block index, band energy (dB) and the block's spectral tone (dB, NaN when the envelope
+/// source gives none; see `FeatureEnvelope`).
 struct EnvelopeSample: Sendable, Equatable {
     var index: Int64
     var value: Float
+    var tone: Float = .nan
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.index == b.index && a.value == b.value && (a.tone == b.tone || (a.tone.isNaN && b.tone.isNaN))
+    }
 }
 
 struct BreathingEnvelope: Sendable {

@@ -32,7 +32,8 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    over its multiples; the normalised-autocorrelation period picking of pitch detectors, e.g. McLeod &
 ///    Wyvill, "A smarter way to find pitch", ICMC 2005), refined by parabolic interpolation. Inhale and
 ///    exhale are often separate bursts: if r at twice the lag exceeds r at the lag by `cycleDoublingMargin`,
-///    the doubled lag (the whole cycle) is tried first.
+///    the doubled lag (the whole cycle) is tried first. It is also tried first when the bursts alternate in
+///    **tone** (see `analyze(_:tone:)`): inhale and exhale of equal level, told apart by their spectra.
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
@@ -73,6 +74,19 @@ public struct BreathingRateAnalyzer: Sendable {
         /// The autocorrelation period is doubled (half a cycle was found) when r at twice the lag exceeds
         /// r at the lag by more than this.
         public var cycleDoublingMargin: Double = 0.05
+        /// Tone alternation: the period is also doubled when the tone of the bursts correlates at most
+        /// −`toneAlternation` with the tone one lag later and at least +`toneAlternation` two lags later
+        /// (inhale, exhale, inhale, …); the doubled period then needs no spectral line at its own rate and skips
+        /// the octave check. Infinity disables the cue.
+        public var toneAlternation: Double = 0.3
+        /// Blocks whose level is within this many dB of the window's 95th-percentile level count as bursts for
+        /// the tone correlation (the tone of the pauses between bursts is that of the room).
+        public var toneBurstRangeDb: Double = 15
+        /// Burst pairs a tone correlation needs.
+        public var toneMinimumPairs: Int = 10
+        /// The tone is not used when the burst levels alternate: their correlation two lags on exceeds that one
+        /// lag on by this much or more (evenly spaced equal bursts: 0.1–0.5; breaths 8 dB apart in turn: 0.8–0.9).
+        public var toneLevelAlternationLimit: Double = 0.6
         public init() {}
     }
 
@@ -83,6 +97,10 @@ public struct BreathingRateAnalyzer: Sendable {
     private var window: [Double]
     private var powers: [Double] = []
     private var acLow = 1, acHigh = 0
+    private var tones: [Double]
+    private var bursts: [Bool]
+    private var levels: [Float]
+    private var burstLevels: [Double]
 
     /// - Parameter capacity: the longest window (envelope samples) that will be analysed.
     public init(parameters: Parameters = Parameters(), capacity: Int) {
@@ -94,11 +112,20 @@ public struct BreathingRateAnalyzer: Sendable {
         x = [Double](repeating: 0, count: capacity)
         r = [Double](repeating: 0, count: capacity)
         window = [Double](repeating: 0, count: capacity)
+        tones = [Double](repeating: 0, count: capacity)
+        bursts = [Bool](repeating: false, count: capacity)
+        levels = [Float](repeating: 0, count: capacity)
+        burstLevels = [Double](repeating: 0, count: capacity)
         powers.reserveCapacity(512)
     }
 
     /// Analyses `envelope` (dB values at `envelopeRateHz`); nil when there is no clear breathing rhythm.
-    public mutating func analyze(_ envelope: ArraySlice<Float>) -> BreathingRateAnalysis? {
+    ///
+    /// `tone`, when given, holds each envelope sample's spectral tone (dB; `FeatureEnvelope`): if the bursts
+    /// alternate in tone at the autocorrelation lag, the lag is half a breath (inhale, then exhale) even when the
+    /// two bursts are equally loud and evenly spaced, which the level alone cannot tell from breathing at twice
+    /// the rate.
+    public mutating func analyze(_ envelope: ArraySlice<Float>, tone: ArraySlice<Float>? = nil) -> BreathingRateAnalysis? {
         let n = min(envelope.count, capacity)
         let fs = parameters.envelopeRateHz
         // Search 10 % beyond the reported range so that a rate just outside it is found (and refused)
@@ -130,32 +157,47 @@ public struct BreathingRateAnalyzer: Sendable {
         // lag first and fall back to the first one if the spectrum does not confirm it. (Trying half the
         // lag as well was measured to turn refusals into burst-rate errors, so it is not done.)
         var candidates = [first]
-        if let double = autocorrelationPeak(count: n, from: 2 * first.lag - 2, to: min(2 * first.lag + 2, Double(maxLag))),
-           double.value > first.value + parameters.cycleDoublingMargin {
-            candidates.insert(double, at: 0)
+        var toneDoubled = false
+        if let double = autocorrelationPeak(count: n, from: 2 * first.lag - 2, to: min(2 * first.lag + 2, Double(maxLag))) {
+            if double.value > first.value + parameters.cycleDoublingMargin {
+                candidates.insert(double, at: 0)
+            } else if let tone, double.value >= parameters.minPeriodicity,
+                      tonesAlternate(envelope.prefix(n), tone: tone.prefix(n), lag: first.lag) {
+                candidates.insert(double, at: 0)
+                toneDoubled = true
+            }
         }
         var agreed: (lag: (lag: Double, value: Double), acBpm: Double, spectralBpm: Double, halfLagR: Double)?
-        for lag in candidates {
+        var agreedByTone = false
+        for (index, lag) in candidates.enumerated() {
+            // Whether the tone says this lag is a whole breath of two bursts (computed when first needed).
+            var byTone: Bool? = toneDoubled && index == 0 ? true : (tone == nil ? false : nil)
             let acBpm = 60 * fs / lag.lag
             let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * acBpm)
             let halfLagR = autocorrelationNear(lag.lag / 2)
             if abs(peak.bpm - acBpm) <= tolerance {
-                agreed = (lag, acBpm, peak.bpm, halfLagR); break
+                agreed = (lag, acBpm, peak.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
             // Inhale and exhale are separate bursts: the strongest spectral line can be the burst rate,
             // twice the breathing rate, while the autocorrelation (bursts alternate in shape and level)
-            // peaks at the whole cycle. Accept the cycle when the spectrum also shows its fundamental.
+            // peaks at the whole cycle. Accept the cycle when the spectrum also shows its fundamental, or when
+            // the two bursts alternate in tone (equal bursts leave no line at the cycle rate).
             guard abs(peak.bpm / 2 - acBpm) <= tolerance else { continue }
             let half = spectralPeak(count: n, low: max(lowBpm, acBpm - tolerance), high: acBpm + tolerance)
-            if half.power >= parameters.cycleFundamentalShare * peak.power, abs(half.bpm - acBpm) <= tolerance {
-                agreed = (lag, acBpm, half.bpm, halfLagR); break
+            guard abs(half.bpm - acBpm) <= tolerance else { continue }
+            if half.power < parameters.cycleFundamentalShare * peak.power, byTone == nil, let tone {
+                byTone = tonesAlternate(envelope.prefix(n), tone: tone.prefix(n), lag: lag.lag / 2)
+            }
+            if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power {
+                agreed = (lag, acBpm, half.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
         }
         guard let (lag, acBpm, spectralBpm, halfLagR) = agreed else { return nil }
         // Octave check (f against 2f): if the envelope repeats as well at half the lag and the spectrum is
         // at least as strong near 2f as near f, the rhythm is 2f — heart sounds, or breathing faster than
         // the window's range, whose lag doubled is still periodic. Reporting f would halve it: refuse.
-        if halfLagR >= lag.value - parameters.octaveMargin {
+        // A period doubled by tone alternation is exempt: its half lag is the other phase of the breath.
+        if !agreedByTone, halfLagR >= lag.value - parameters.octaveMargin {
             let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * spectralBpm)
             let (low, high) = (spectralBpm - tolerance, spectralBpm + tolerance)
             let atRate = spectralPeak(count: n, low: max(lowBpm, low), high: high)
@@ -171,6 +213,50 @@ public struct BreathingRateAnalyzer: Sendable {
         guard bpm >= parameters.minBpm, bpm <= parameters.maxBpm else { return nil }
         return BreathingRateAnalysis(bpm: bpm, confidence: confidence, autocorrelationBpm: acBpm,
                                      spectralBpm: spectral.bpm, periodicity: periodicity)
+    }
+
+    /// Whether the bursts alternate in tone, and not in level, at `lag` (envelope samples): over the blocks
+    /// within `toneBurstRangeDb` of the window's 95th-percentile level, the tone correlates at most
+    /// −`toneAlternation` with the tone `lag` later and at least +`toneAlternation` with the tone twice `lag`
+    /// later, while the level's correlation two lags on exceeds its correlation one lag on by less than
+    /// `toneLevelAlternationLimit`. Bursts that alternate in level (deep and shallow breaths, whose tone can
+    /// follow their depth) are left to the level's own cues.
+    private mutating func tonesAlternate(_ envelope: ArraySlice<Float>, tone: ArraySlice<Float>, lag: Double) -> Bool {
+        let n = min(envelope.count, tone.count)
+        let lag1 = Int(lag.rounded()), lag2 = Int((2 * lag).rounded())
+        guard parameters.toneAlternation.isFinite, lag1 >= 1, lag2 < n else { return false }
+        for (i, v) in envelope.enumerated() { levels[i] = v }
+        levels[0..<n].sort()
+        let loud = levels[min(n - 1, Int(0.95 * Double(n - 1)))] - Float(parameters.toneBurstRangeDb)
+        for i in 0..<n {
+            let t = tone[tone.startIndex + i], v = envelope[envelope.startIndex + i]
+            bursts[i] = v >= loud && t.isFinite
+            tones[i] = bursts[i] ? Double(t) : 0
+            burstLevels[i] = Double(v)
+        }
+        let a = parameters.toneAlternation
+        guard let r1 = burstCorrelation(tones, count: n, lag: lag1), r1 <= -a,
+              let r2 = burstCorrelation(tones, count: n, lag: lag2), r2 >= a else { return false }
+        // Level alternation: how much better the burst levels repeat two lags on than one.
+        let levelAlternation = (burstCorrelation(burstLevels, count: n, lag: lag2) ?? 0)
+            - (burstCorrelation(burstLevels, count: n, lag: lag1) ?? 0)
+        return levelAlternation < parameters.toneLevelAlternationLimit
+    }
+
+    /// Pearson correlation of `values` at burst blocks with `values` at burst blocks `lag` later; nil with fewer
+    /// than `toneMinimumPairs` pairs or no variation.
+    private func burstCorrelation(_ values: [Double], count n: Int, lag: Int) -> Double? {
+        var pairs = 0, sa = 0.0, sb = 0.0
+        for i in 0..<(n - lag) where bursts[i] && bursts[i + lag] { pairs += 1; sa += values[i]; sb += values[i + lag] }
+        guard pairs >= parameters.toneMinimumPairs else { return nil }
+        let ma = sa / Double(pairs), mb = sb / Double(pairs)
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for i in 0..<(n - lag) where bursts[i] && bursts[i + lag] {
+            let a = values[i] - ma, b = values[i + lag] - mb
+            sab += a * b; saa += a * a; sbb += b * b
+        }
+        let d = (saa * sbb).squareRoot()
+        return d > 0 ? sab / d : nil
     }
 
     /// Smooths (5-tap binomial) and linearly detrends the envelope into `x`.

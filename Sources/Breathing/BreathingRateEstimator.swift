@@ -62,6 +62,8 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         /// Envelope samples of the current segment (at most `windowLength` + `hopLength`: a segment that starts off
         /// the grid holds the samples before its first grid point until its first window).
         var buffer: [Float] = []
+        /// The tone of each sample in `buffer` (`FeatureEnvelope`; NaN from the audio envelope).
+        var tones: [Float] = []
         /// Envelope block index of `buffer[0]`.
         var bufferStart: Int64 = 0
         /// True once a window of the current segment has been analysed.
@@ -124,7 +126,10 @@ public struct BreathingRateEstimator: AnalysisConsumer {
                 highHz: configuration.bandHighHz, sampleRate: Double(AnalysisClock.sampleRate)),
                 features: FeatureEnvelope(hopLength: configuration.envelopeHopLength))
         }
-        for c in channels.indices { channels[c].buffer.reserveCapacity(configuration.windowLength + configuration.hopLength) }
+        for c in channels.indices {
+            channels[c].buffer.reserveCapacity(configuration.windowLength + configuration.hopLength)
+            channels[c].tones.reserveCapacity(configuration.windowLength + configuration.hopLength)
+        }
     }
 
     private mutating func process(_ block: AudioBlock) -> [AnalysisEvent] {
@@ -185,6 +190,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
             channels[c].sliding = false
         }
         channels[c].buffer.append(sample.value)
+        channels[c].tones.append(sample.tone)
         // Sliding windows start on the timeline's grid (multiples of the hop), also after a gap or a resume, so
         // that the estimates after it are those an uninterrupted night gives there; the samples before the first
         // grid point of a segment only count if the segment never fills a window (`endSegment`).
@@ -195,11 +201,13 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         if channels[c].buffer.count - skip == window {
             if skip > 0 {
                 channels[c].buffer.removeFirst(skip)
+                channels[c].tones.removeFirst(skip)
                 channels[c].bufferStart = aligned
             }
             analyze(c, count: window, into: &out)
             channels[c].sliding = true
             channels[c].buffer.removeFirst(Int(hop))
+            channels[c].tones.removeFirst(Int(hop))
             channels[c].bufferStart += hop
         }
     }
@@ -210,12 +218,14 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         let minimum = Int((configuration.minimumSegmentSec * configuration.envelopeRateHz).rounded())
         if !channels[c].sliding, n >= minimum { analyze(c, count: n, into: &out) }
         channels[c].buffer.removeAll(keepingCapacity: true)
+        channels[c].tones.removeAll(keepingCapacity: true)
         channels[c].sliding = false
         if resetEnvelope { channels[c].envelope.reset(); channels[c].features.reset() }
     }
 
     private mutating func analyze(_ c: Int, count n: Int, into out: inout [AnalysisEvent]) {
-        guard let result = analyzer.analyze(channels[c].buffer[0..<n]) else { return }
+        let tones = configuration.envelopeSource == .features ? channels[c].tones[0..<n] : nil
+        guard let result = analyzer.analyze(channels[c].buffer[0..<n], tone: tones) else { return }
         let hop = Double(configuration.envelopeHopLength)
         let centre = (Double(channels[c].bufferStart) + Double(n) / 2) * hop
         out.append(.breathingRate(BreathingEstimate(time: SampleTime(centre.rounded()), bpm: result.bpm,

@@ -47,6 +47,38 @@ enum SyntheticBreathing {
         return out
     }
 
+    /// Inhale and exhale as two bursts of the same level and length, evenly spaced (each 40 % of the cycle,
+    /// 10 % pauses), told apart only by their spectra: the inhale bright (800–2000 Hz), the exhale dark
+    /// (300–700 Hz) — or, with `sameTone`, both 300–2000 Hz. Each burst's noise has unit power before its
+    /// envelope, so the two are equally loud in the breathing band.
+    static func equalBursts(bpm: Double, seconds: Double, sameTone: Bool = false, seed: UInt64) -> [Float] {
+        let fs = 16_000.0
+        let n = Int(seconds * fs)
+        var rng = Noise(seed: seed)
+        func band(_ low: Double, _ high: Double) -> [Float] {
+            var hp = Biquad(.highPass, cutoffHz: low, sampleRate: fs), lp = Biquad(.lowPass, cutoffHz: high, sampleRate: fs)
+            let y = (0..<n).map { _ in lp.process(hp.process(rng.normal())) }
+            let rms = (y.reduce(0.0) { $0 + Double($1 * $1) } / Double(max(1, n))).squareRoot()
+            return y.map { $0 / Float(max(rms, 1e-9)) }
+        }
+        let bright = sameTone ? band(300, 2000) : band(800, 2000)
+        let dark = sameTone ? band(300, 2000) : band(300, 700)
+        var out = [Float](repeating: 0, count: n)
+        var t = 0.0
+        while t < seconds {
+            let period = 60 / bpm * (1 + 0.1 * (rng.uniform() - 0.5))
+            for (offset, source) in [(0.0, bright), (0.5, dark)] {
+                let i0 = Int((t + offset * period) * fs), m = Int(0.4 * period * fs)
+                for j in 0..<m where i0 + j < n {
+                    let e = Float(sin(Double.pi * Double(j) / Double(m)))
+                    out[i0 + j] = 0.1 * e * e * source[i0 + j]
+                }
+            }
+            t += period
+        }
+        return out
+    }
+
     /// Adds pink-ish background noise (white plus a low-passed component) at `snrDb` below the signal.
     static func addNoise(to x: inout [Float], snrDb: Double, seed: UInt64) {
         var rng = Noise(seed: seed)

@@ -46,19 +46,29 @@ NOISES = {"pink": lambda n, r: pink(n, r, 1.0), "brown": lambda n, r: pink(n, r,
           "heart+pink": lambda n, r: heart(n, r) + 0.3 * pink(n, r, 1.0)}
 
 
-def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None):
+def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None, even=False, alternate_db=0,
+              deep_brighter=False):
     """Breath sounds at `bpm` with per-cycle jitter. Returns (signal, cycle onsets in s, periods in s).
 
     Each cycle: inhale (35-45 % of the cycle) then exhale (40-50 %), then a pause. Each phase is
     band-passed noise with a raised-sine envelope; inhale and exhale differ in band and level (exhale
     0.4-0.9 x inhale unless `exhale_gain` is given; 0 = inhale-only), as recorded breathing does.
-    `max_burst` (s) caps each burst's length, so slow breathing has long pauses between short breaths."""
+    `max_burst` (s) caps each burst's length, so slow breathing has long pauses between short breaths.
+    `even`: inhale and exhale each 40 % of the cycle, the exhale starting half a cycle after the inhale
+    (evenly spaced bursts), the inhale bright (band within 700-2500 Hz) and the exhale dark (200-750 Hz).
+    `alternate_db`: every other breath that many dB shallower; `deep_brighter`: the deep breaths' inhale band
+    an octave higher (more flow, more hiss)."""
     n = int(duration * FS)
     out = np.zeros(n)
-    inhale_band = sorted(rng.uniform([250, 1500], [500, 3500]))
-    exhale_band = sorted(rng.uniform([150, 800], [350, 2000]))
+    if even:
+        inhale_band = sorted(rng.uniform([700, 1800], [900, 2500]))
+        exhale_band = sorted(rng.uniform([200, 600], [300, 750]))
+    else:
+        inhale_band = sorted(rng.uniform([250, 1500], [500, 3500]))
+        exhale_band = sorted(rng.uniform([150, 800], [350, 2000]))
     bi = sps.butter(2, [inhale_band[0] / (FS / 2), inhale_band[1] / (FS / 2)], "band")
     be = sps.butter(2, [exhale_band[0] / (FS / 2), exhale_band[1] / (FS / 2)], "band")
+    bright = sps.butter(2, [min(2 * inhale_band[0], 3000) / (FS / 2), min(2 * inhale_band[1], 7000) / (FS / 2)], "band")
     if exhale_gain is None:
         exhale_gain = rng.uniform(0.4, 0.9)
     t, onsets, periods = rng.uniform(0, 60 / bpm), [], []
@@ -66,9 +76,15 @@ def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None)
         period = 60 / bpm * max(0.6, 1 + jitter * rng.standard_normal())
         ti = period * rng.uniform(0.35, 0.45)
         te = period * rng.uniform(0.40, 0.50)
+        if even:
+            ti = te = 0.4 * period
         if max_burst is not None:
             ti, te = min(ti, max_burst * rng.uniform(0.8, 1.0)), min(te, 1.2 * max_burst * rng.uniform(0.8, 1.0))
-        for (start, length, (b, a), gain) in ((t, ti, bi, 1.0), (t + ti, te, be, exhale_gain)):
+        exhale_start = t + (max(ti, 0.5 * period) if even and ti >= 0.4 * period else ti)
+        shallow = alternate_db and len(onsets) % 2 == 1
+        depth = 10 ** (-alternate_db / 20) if shallow else 1.0
+        inhale_filter = bright if deep_brighter and not shallow else bi
+        for (start, length, (b, a), gain) in ((t, ti, inhale_filter, depth), (exhale_start, te, be, depth * exhale_gain)):
             i0, m = int(start * FS), int(length * FS)
             if i0 >= n or m < 8 or gain == 0:
                 continue
@@ -146,18 +162,23 @@ FASTSLOW = {
     "pink 5 dB, exhale 0.25x": (0.25, "pink", 5, 150),
     "30-s clip, exhale 0.25x": (0.25, None, None, 30),
     "30-s clip, inhale only, pink 10 dB": (0.0, "pink", 10, 30),
+    # Appended last so that the conditions above keep their random draws.
+    "equal bursts evenly spaced, bright inhale / dark exhale": (1.0, None, None, 150, {"even": True}),
+    "alternate breaths 8 dB shallower, exhale 0.5x": (0.5, None, None, 150, {"alternate_db": 8}),
+    "alternate breaths 8 dB shallower and darker, exhale 0.5x": (0.5, None, None, 150,
+                                                                 {"alternate_db": 8, "deep_brighter": True}),
 }
 
 
 def fastslow(binary, tmp, args, rng):
     jobs = []
-    for cond, (gain, noise, snr, duration) in FASTSLOW.items():
+    for cond, (gain, noise, snr, duration, *options) in FASTSLOW.items():
         for bpm in FASTSLOW_RATES:
             for rep in range(args.reps):
                 true_bpm = bpm * rng.uniform(1.0, 1.05)
                 # Slow breaths are short bursts with long pauses; fast ones fill the cycle.
                 x, onsets, periods = breathing(duration, true_bpm, rng, exhale_gain=gain,
-                                               max_burst=rng.uniform(1.8, 3.0))
+                                               max_burst=rng.uniform(1.8, 3.0), **(options[0] if options else {}))
                 x *= 0.05 / np.sqrt(np.mean(x ** 2))
                 if noise is not None:
                     v = NOISES[noise](len(x), rng)
