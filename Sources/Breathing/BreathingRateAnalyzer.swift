@@ -37,13 +37,14 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
-///    rate. Otherwise, or when the rate is outside [`minBpm`, `maxBpm`], no value. The rate reported is the
-///    mean of the two estimates.
+///    rate, or if the bursts alternate in tone at half the cycle. Otherwise, or when the rate is outside
+///    [`minBpm`, `maxBpm`], no value. The rate reported is the mean of the two estimates.
 /// 4b. **Octave check** (f against 2f, as in the subharmonic tests of pitch detectors, e.g. Sun,
 ///    "Pitch determination and voice quality analysis using subharmonic-to-harmonic ratio", ICASSP 2002):
 ///    if r at half the chosen lag is within `octaveMargin` of r at the lag (the envelope repeats just as
 ///    well every half period) and the spectrum near 2f is at least as strong as near f, the rhythm is 2f —
-///    heart sounds, or breathing faster than the range — and reporting f would halve it: no value.
+///    heart sounds, or breathing faster than the range — and reporting f would halve it: no value. A cycle
+///    accepted on tone alternation is exempt (its half lag is the other phase of the same breath).
 /// 5. **Confidence** = periodicity × min(1, concentration / 0.5), where periodicity is r at the chosen lag and
 ///    concentration is the share of the envelope's 3–90 breaths/min power within ±2 bins of the rate and
 ///    its second harmonic. A window is answered only when periodicity ≥ `minPeriodicity` and confidence ≥
