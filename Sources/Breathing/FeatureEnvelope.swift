@@ -11,11 +11,10 @@ import SleepCycleDSP
 /// and the block value is 10·log10(mean + 1e-10). Costs a few additions per frame.
 ///
 /// Each block also gets a **tone**: 10·log10 of the mean power per bin in 1000–4000 Hz over that in 300–1000 Hz
-/// (bands 300–600, 600–1000 against 1000–2000, 2000–4000; white noise gives 0 dB). Inhaled air sounds brighter
-/// than exhaled air at a microphone in front of the face (on the deep-breathing recordings of Coswara the
-/// spectral centroid of alternate bursts differs by 300–900 Hz), so when inhale and exhale are heard as two
-/// bursts of equal level the tone still alternates from burst to burst; `BreathingRateAnalyzer` uses that to
-/// count the two bursts as one breath.
+/// (bands 300–600, 600–1000 against 1000–2000, 2000–4000; white noise gives 0 dB). Inhale and exhale differ in
+/// spectrum (on the deep-breathing recordings of Coswara the spectral centroid of alternate bursts differs by
+/// 300–900 Hz; which one is brighter varies), so when they are heard as two bursts of equal level the tone
+/// still alternates from burst to burst; `BreathingRateAnalyzer` uses that to count the two bursts as one breath.
 /// Band-energy definition: FrameFeatureExtractor (SleepCycleDSP), after librosa's power spectrogram.
 struct FeatureEnvelope: Sendable {
     let hopLength: Int

@@ -80,7 +80,8 @@ def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None,
             ti = te = 0.4 * period
         if max_burst is not None:
             ti, te = min(ti, max_burst * rng.uniform(0.8, 1.0)), min(te, 1.2 * max_burst * rng.uniform(0.8, 1.0))
-        exhale_start = t + (max(ti, 0.5 * period) if even and ti >= 0.4 * period else ti)
+        # Evenly spaced: the exhale half a cycle after the inhale, unless `max_burst` shortened the inhale.
+        exhale_start = t + (0.5 * period if even and ti >= 0.4 * period else ti)
         shallow = alternate_db and len(onsets) % 2 == 1
         depth = 10 ** (-alternate_db / 20) if shallow else 1.0
         inhale_filter = bright if deep_brighter and not shallow else bi
