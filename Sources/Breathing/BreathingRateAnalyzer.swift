@@ -37,7 +37,9 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
-///    rate, or if the bursts alternate in tone at half the cycle. Otherwise, or when the rate is outside
+///    rate, or at least `cycleWeakFundamentalShare` with r at the cycle `cycleRepeatMargin` above r at half of
+///    it (the envelope repeats per breath, not per burst) and burst levels that do not alternate, or if the
+///    bursts alternate in tone at half the cycle. Otherwise, or when the rate is outside
 ///    [`minBpm`, `maxBpm`], no value. The rate reported is the mean of the two estimates.
 /// 4b. **Octave check** (f against 2f, as in the subharmonic tests of pitch detectors, e.g. Sun,
 ///    "Pitch determination and voice quality analysis using subharmonic-to-harmonic ratio", ICASSP 2002):
@@ -68,6 +70,12 @@ public struct BreathingRateAnalyzer: Sendable {
         /// When the spectral peak is at twice the autocorrelation rate (inhale and exhale heard as two
         /// bursts), the spectral power at the autocorrelation rate must be at least this share of the peak.
         public var cycleFundamentalShare: Double = 0.2
+        /// A weaker fundamental, at least this share of the peak, also confirms the cycle when the envelope repeats
+        /// clearly better over the whole cycle than over one burst, r(L) − r(L/2) ≥ `cycleRepeatMargin` (the two
+        /// bursts differ in length or shape: the two halves of one breath), and the burst levels do not alternate
+        /// (`toneLevelAlternationLimit`: deep and shallow breaths in turn look the same to r).
+        public var cycleWeakFundamentalShare: Double = 0.1
+        public var cycleRepeatMargin: Double = 0.15
         /// Octave check: a rate f is refused when the envelope repeats as well at half the lag (r within
         /// this margin of r at the lag) and the spectrum's line near 2f is at least as strong as near f — the
         /// rhythm is then 2f (heart sounds, breathing faster than the range), not f.
@@ -81,12 +89,13 @@ public struct BreathingRateAnalyzer: Sendable {
         /// the octave check. Infinity disables the cue.
         public var toneAlternation: Double = 0.3
         /// Blocks whose level is within this many dB of the window's 95th-percentile level count as bursts for
-        /// the tone correlation (the tone of the pauses between bursts is that of the room).
+        /// the tone and burst-level correlations (the tone of the pauses between bursts is that of the room).
         public var toneBurstRangeDb: Double = 15
         /// Burst pairs a tone correlation needs.
         public var toneMinimumPairs: Int = 10
-        /// The tone is not used when the burst levels alternate: their correlation two lags on exceeds that one
-        /// lag on by this much or more (evenly spaced equal bursts: 0.1–0.5; breaths 8 dB apart in turn: 0.8–0.9).
+        /// The tone and the weaker fundamental are not used when the burst levels alternate: their correlation two
+        /// lags on exceeds that one lag on by this much or more (evenly spaced equal bursts: 0.1–0.5; breaths 8 dB
+        /// apart in turn: 0.8–0.9).
         public var toneLevelAlternationLimit: Double = 0.6
         public init() {}
     }
@@ -181,15 +190,20 @@ public struct BreathingRateAnalyzer: Sendable {
             }
             // Inhale and exhale are separate bursts: the strongest spectral line can be the burst rate,
             // twice the breathing rate, while the autocorrelation (bursts alternate in shape and level)
-            // peaks at the whole cycle. Accept the cycle when the spectrum also shows its fundamental, or when
-            // the two bursts alternate in tone (equal bursts leave no line at the cycle rate).
+            // peaks at the whole cycle. Accept the cycle when the spectrum also shows its fundamental (a weaker
+            // one when the envelope repeats clearly better per cycle than per burst and the burst levels do not
+            // alternate, which deep and shallow breaths in turn do), or when the two bursts alternate in tone
+            // (equal bursts leave no line at the cycle rate).
             guard abs(peak.bpm / 2 - acBpm) <= tolerance else { continue }
             let half = spectralPeak(count: n, low: max(lowBpm, acBpm - tolerance), high: acBpm + tolerance)
             guard abs(half.bpm - acBpm) <= tolerance else { continue }
             if half.power < parameters.cycleFundamentalShare * peak.power, byTone == nil, let tone {
                 byTone = tonesAlternate(envelope.prefix(n), tone: tone.prefix(n), lag: lag.lag / 2)
             }
-            if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power {
+            let repeatsPerCycle = half.power >= parameters.cycleWeakFundamentalShare * peak.power
+                && lag.value - halfLagR >= parameters.cycleRepeatMargin
+                && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2)
+            if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power || repeatsPerCycle {
                 agreed = (lag, acBpm, half.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
         }
@@ -226,22 +240,47 @@ public struct BreathingRateAnalyzer: Sendable {
         let n = min(envelope.count, tone.count)
         let lag1 = Int(lag.rounded()), lag2 = Int((2 * lag).rounded())
         guard parameters.toneAlternation.isFinite, lag1 >= 1, lag2 < n else { return false }
+        markBursts(envelope.prefix(n), tone: tone.prefix(n))
+        let a = parameters.toneAlternation
+        guard let r1 = burstCorrelation(tones, count: n, lag: lag1), r1 <= -a,
+              let r2 = burstCorrelation(tones, count: n, lag: lag2), r2 >= a else { return false }
+        return burstLevelAlternation(count: n, lag1: lag1, lag2: lag2) < parameters.toneLevelAlternationLimit
+    }
+
+    /// Whether the burst levels alternate at `lag` (envelope samples): over the blocks within `toneBurstRangeDb`
+    /// of the window's 95th-percentile level, their correlation two lags on exceeds that one lag on by
+    /// `toneLevelAlternationLimit` or more (deep and shallow breaths in turn).
+    private mutating func burstLevelsAlternate(_ envelope: ArraySlice<Float>, lag: Double) -> Bool {
+        let n = envelope.count
+        let lag1 = Int(lag.rounded()), lag2 = Int((2 * lag).rounded())
+        guard lag1 >= 1, lag2 < n else { return false }
+        markBursts(envelope, tone: nil)
+        return burstLevelAlternation(count: n, lag1: lag1, lag2: lag2) >= parameters.toneLevelAlternationLimit
+    }
+
+    /// Marks the burst blocks (`bursts`: within `toneBurstRangeDb` of the 95th-percentile level, and with a
+    /// finite tone when `tone` is given) and fills `burstLevels` and, with `tone`, `tones` (0 outside bursts).
+    private mutating func markBursts(_ envelope: ArraySlice<Float>, tone: ArraySlice<Float>?) {
+        let n = envelope.count
         for (i, v) in envelope.enumerated() { levels[i] = v }
         levels[0..<n].sort()
         let loud = levels[min(n - 1, Int(0.95 * Double(n - 1)))] - Float(parameters.toneBurstRangeDb)
         for i in 0..<n {
-            let t = tone[tone.startIndex + i], v = envelope[envelope.startIndex + i]
-            bursts[i] = v >= loud && t.isFinite
-            tones[i] = bursts[i] ? Double(t) : 0
+            let v = envelope[envelope.startIndex + i]
+            if let tone {
+                let t = tone[tone.startIndex + i]
+                bursts[i] = v >= loud && t.isFinite
+                tones[i] = bursts[i] ? Double(t) : 0
+            } else {
+                bursts[i] = v >= loud
+            }
             burstLevels[i] = Double(v)
         }
-        let a = parameters.toneAlternation
-        guard let r1 = burstCorrelation(tones, count: n, lag: lag1), r1 <= -a,
-              let r2 = burstCorrelation(tones, count: n, lag: lag2), r2 >= a else { return false }
-        // Level alternation: how much better the burst levels repeat two lags on than one.
-        let levelAlternation = (burstCorrelation(burstLevels, count: n, lag: lag2) ?? 0)
-            - (burstCorrelation(burstLevels, count: n, lag: lag1) ?? 0)
-        return levelAlternation < parameters.toneLevelAlternationLimit
+    }
+
+    /// How much better the marked bursts' levels repeat `lag2` on than `lag1` on (a missing correlation counts 0).
+    private func burstLevelAlternation(count n: Int, lag1: Int, lag2: Int) -> Double {
+        (burstCorrelation(burstLevels, count: n, lag: lag2) ?? 0) - (burstCorrelation(burstLevels, count: n, lag: lag1) ?? 0)
     }
 
     /// Pearson correlation of `values` at burst blocks with `values` at burst blocks `lag` later; nil with fewer

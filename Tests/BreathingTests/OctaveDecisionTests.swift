@@ -35,20 +35,34 @@ import Testing
         return (withFloorNoise(values, seed: seed), bpm)
     }
 
-    /// Fast breathing whose alternate breaths are shallower (inhale at `deepDb`, then `shallowDb`), each
-    /// with a weak exhale.
-    static func alternating(periodSec: Double, deepDb: Float, shallowDb: Float, seed: UInt64)
-        -> (values: [Float], bpm: Double) {
+    /// 60 s of envelope whose level is `level(cycle index, phase within the cycle 0..<1)`.
+    static func cyclic(periodSec: Double, seed: UInt64, level: (Int, Double) -> Float) -> (values: [Float], bpm: Double) {
         var rng = Noise(seed: seed)
         let (starts, bpm) = cycles(periodSec: periodSec, seconds: 60, rng: &rng)
         var cycle = 0
         let values: [Float] = (0..<600).map { i in
             let t = Double(i) / 10
             while starts[cycle + 1] <= t { cycle += 1 }
-            let phase = (t - starts[cycle]) / (starts[cycle + 1] - starts[cycle])
-            return phase < 0.4 ? (cycle % 2 == 0 ? deepDb : shallowDb) : phase < 0.85 ? 4 : 0
+            return level(cycle, (t - starts[cycle]) / (starts[cycle + 1] - starts[cycle]))
         }
         return (withFloorNoise(values, seed: seed), bpm)
+    }
+
+    /// Fast breathing whose alternate breaths are shallower (inhale at `deepDb`, then `shallowDb`), each
+    /// with a weak exhale.
+    static func alternating(periodSec: Double, deepDb: Float, shallowDb: Float, seed: UInt64)
+        -> (values: [Float], bpm: Double) {
+        cyclic(periodSec: periodSec, seed: seed) { cycle, phase in
+            phase < 0.4 ? (cycle % 2 == 0 ? deepDb : shallowDb) : phase < 0.85 ? 4 : 0
+        }
+    }
+
+    /// One breath as two bursts of one level half a cycle apart, different in length: an inhale over the first
+    /// 35 % of the cycle, an exhale over 50–75 %, each at 20 dB. The burst rate is the strongest spectral line,
+    /// the cycle rate holds only 10–20 % of its power, but the envelope repeats clearly better over a cycle than
+    /// over a burst, and the burst levels do not alternate.
+    static func twoBursts(periodSec: Double, seed: UInt64) -> (values: [Float], bpm: Double) {
+        cyclic(periodSec: periodSec, seed: seed) { _, phase in phase < 0.35 || (phase >= 0.5 && phase < 0.75) ? 20 : 0 }
     }
 
     /// Heart sounds alone: S1 (+12 dB) and S2 (+8 dB, 0.3 s later) spread over the two 100-ms samples they
@@ -100,6 +114,20 @@ import Testing
         if let result = analyzer.analyze(envelope.values[...]) {
             #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
         }
+    }
+
+    @Test(arguments: [12.0, 18.0, 24.0])
+    func twoBurstsThatDifferAreOneBreathEvenWithAWeakFundamental(bpm: Double) throws {
+        let envelope = Self.twoBursts(periodSec: 60 / bpm, seed: 5)
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let answer = analyzer.analyze(envelope.values[...])
+        let result = try #require(answer)
+        #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
+        // The weaker fundamental is what confirms the cycle: with the full share required, no value.
+        var strict = BreathingRateAnalyzer.Parameters()
+        strict.cycleWeakFundamentalShare = strict.cycleFundamentalShare
+        var strictAnalyzer = BreathingRateAnalyzer(parameters: strict, capacity: 600)
+        #expect(strictAnalyzer.analyze(envelope.values[...]) == nil)
     }
 
     @Test(arguments: [4.5, 5.0, 7.0, 9.0])

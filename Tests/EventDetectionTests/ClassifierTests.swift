@@ -166,8 +166,12 @@ import Testing
         let fileOrderSteps = stride(from: 0, to: 43, by: 8).map { depths[$0..<min($0 + 8, 43)].max()! }
         #expect(ensemble.groupSteps.reduce(0, +) < fileOrderSteps.reduce(0, +))
         #expect(Set(ensemble.fileIndex) == Set(0..<43))
-        for _ in 0..<200 {
-            let x = (0..<5).map { _ in Float(Int(rng.next() % 241) - 120) / 100 }
+        for i in 0..<200 {
+            // Values on and between the thresholds (hundredths, like them), past both ends, −0 and NaN (which
+            // fails every `x ≤ t`: it goes right).
+            var x = (0..<5).map { _ in Float(Int(rng.next() % 241) - 120) / 100 }
+            if i % 10 == 0 { x[i / 10 % 5] = .nan }
+            if i % 10 == 5 { x[i / 10 % 5] = -0.0 }
             var want = baseline
             for (t, tree) in trees.enumerated() { want[t % 3] += Double(tree.leaf(x)) }
             #expect(x.withUnsafeBufferPointer { ensemble.scores($0) } == want)
