@@ -57,6 +57,24 @@ struct WearableFileTests {
         #expect(apple.readings[0].deviceId == "Watch")
     }
 
+    @Test func processingInstructionsWithoutDataDoNotCrashTheExportReader() throws {
+        // libxml2 hands `<?name?>` over with a null data pointer, which Foundation's XMLParser reads as a C string.
+        let export = """
+            <?anti?>
+            <HealthData locale="en_US"><?pi?>
+             <Record type="HKQuantityTypeIdentifierHeartRate" startDate="2023-04-22 07:00:05 +0200" value="62"/><?x?>
+            </HealthData>
+            """
+        let c = try Self.parse(export)
+        #expect(c.format == .appleHealth && c.readings.map(\.hr) == [62])
+        #expect(WearableFile.withDataInEveryProcessingInstruction(Array("<?a?><?b c?><??><?d?".utf8))
+                == Array("<?a ?><?b c?><??><?d?".utf8))
+        // The fuzzer's input (a damaged export with a NUL inside a closing tag): an error, not a crash.
+        let fuzzed: [UInt8] = Array("<?anti?>\n<Hea,aDttha locale=\"en_US\">\n <Record type=\"HKQuantityTypeIdentifierHeartRate\" eu\"a=\"46.5\"/>\n</Heal\"".utf8)
+            + [0, 0] + Array("(ta>\n".utf8)
+        #expect(throws: InputFileError.self) { try WearableFile.parse(fuzzed, path: "night.hr", origin: Self.start) }
+    }
+
     @Test func rrIntervalsAndTheirBeats() throws {
         let polar = try Self.parse("RR-interval [ms]\n1000\n800\n1200\n")
         #expect(polar.format == .polarRR && polar.readings.map(\.rrIntervals) == [[1000], [800], [1200]])

@@ -157,7 +157,7 @@ public enum WearableFile {
             throw InputFileError(path: path, line: Self.firstInvalidUTF8Line(bytes), message: "not UTF-8 text (an Apple Health export is UTF-8 XML)")
         }
         let reader = AppleHealthReader(offset: start.utcOffsetSeconds)
-        let parser = XMLParser(data: Data(bytes))
+        let parser = XMLParser(data: Data(Self.withDataInEveryProcessingInstruction(bytes)))
         parser.delegate = reader
         parser.shouldResolveExternalEntities = false
         if !parser.parse() {
@@ -169,6 +169,31 @@ public enum WearableFile {
         // Records of several devices interleave in an export: sorted by time (stable).
         return reader.readings.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }
             .map(\.element)
+    }
+
+    /// `bytes` with a space before the `?>` of every processing instruction that has a target and no data
+    /// (`<?name?>` becomes `<?name ?>`). libxml2 reports such an instruction with a null data pointer, which
+    /// Foundation's parser reads as a C string: a crash on any file that holds one (found by the fuzzer). With
+    /// the space the data is empty; the instructions themselves are ignored, and no line moves.
+    static func withDataInEveryProcessingInstruction(_ bytes: [UInt8]) -> [UInt8] {
+        let open = UInt8(ascii: "<"), question = UInt8(ascii: "?"), close = UInt8(ascii: ">")
+        let nameEnds: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A, question, close, open]
+        var out: [UInt8] = []
+        var copied = 0, i = 0
+        while i + 1 < bytes.count {
+            guard bytes[i] == open, bytes[i + 1] == question else { i += 1; continue }
+            var j = i + 2
+            while j < bytes.count, !nameEnds.contains(bytes[j]) { j += 1 }
+            if j > i + 2, j + 1 < bytes.count, bytes[j] == question, bytes[j + 1] == close {
+                if out.isEmpty { out.reserveCapacity(bytes.count + 16) }
+                out += bytes[copied..<j]
+                out.append(0x20)
+                copied = j
+            }
+            i = j
+        }
+        if copied == 0 { return bytes }
+        return out + bytes[copied...]
     }
 
     /// The line of the first byte sequence that is not UTF-8.
