@@ -383,7 +383,13 @@ import Testing
         let exported = try String(contentsOfFile: out, encoding: .utf8)
         #expect(export.status == 0 && exported.contains(first))
         let textShow = try BuiltBinary.run(["sessions", "show", first, "--store", store])
-        #expect(textShow.stdout.contains("recording   23:00:00 → 23:01:00 UTC+01:00"), "\(textShow.stdout)")
+        // `--duration` stops the engine from its progress stream, so the night ends at 60 s of audio or a block or so
+        // later (61 s seen on a loaded machine): the text must show the stored end, in the night's offset.
+        let endText = try #require(nights.first?["endTime"] as? String)
+        let end = try #require(ISO8601Time(endText)).date
+        #expect(end.timeIntervalSince(Self.startDate) >= 60 && end.timeIntervalSince(Self.startDate) < 62.5, "\(end)")
+        let clock = ISO8601Time.LocalParts(date: end, utcOffsetSeconds: 3600).clock()
+        #expect(textShow.stdout.contains("recording   23:00:00 → \(clock) UTC+01:00"), "\(textShow.stdout)")
         #expect(try BuiltBinary.run(["sessions", "show", "ZZZ", "--store", store]).status == 64)
         #expect(try BuiltBinary.run(["sessions", "delete", first, "--store", store]).status == 0)
         let pruned = try BuiltBinary.run(["sessions", "prune", "--older-than", "1d", "--store", store])
