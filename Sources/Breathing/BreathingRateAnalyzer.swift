@@ -200,10 +200,11 @@ public struct BreathingRateAnalyzer: Sendable {
             if half.power < parameters.cycleFundamentalShare * peak.power, byTone == nil, let tone {
                 byTone = tonesAlternate(envelope.prefix(n), tone: tone.prefix(n), lag: lag.lag / 2)
             }
-            let repeatsPerCycle = half.power >= parameters.cycleWeakFundamentalShare * peak.power
-                && lag.value - halfLagR >= parameters.cycleRepeatMargin
-                && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2)
-            if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power || repeatsPerCycle {
+            // The weaker fundamental is checked last: its level guard sorts the window's levels.
+            if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power
+                || (half.power >= parameters.cycleWeakFundamentalShare * peak.power
+                    && lag.value - halfLagR >= parameters.cycleRepeatMargin
+                    && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2)) {
                 agreed = (lag, acBpm, half.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
         }

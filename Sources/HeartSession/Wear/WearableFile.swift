@@ -193,7 +193,8 @@ public enum WearableFile {
             i = j
         }
         if copied == 0 { return bytes }
-        return out + bytes[copied...]
+        out += bytes[copied...]
+        return out
     }
 
     /// The line of the first byte sequence that is not UTF-8.
