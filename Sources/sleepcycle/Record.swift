@@ -147,7 +147,11 @@ struct Record: AsyncParsableCommand {
             follower.onStop = { continuation.finish() }
             return (follower: follower, stream: stream)
         }
-        let source = try settings.openSource()
+        // --duration ends the source itself after exactly that much audio (gaps included), so that the night is as
+        // long as asked however far the engine runs behind the input.
+        let opened = try settings.openSource()
+        let limited = duration.map { LimitedSource(opened, limit: Int64(($0 * 16_000).rounded())) }
+        let source: any AudioSource = limited ?? opened
         let id: UUID
         if let resuming {
             id = try await engine.resumeAnalysis(night: resuming.id, at: startTime.date, using: source,
@@ -167,16 +171,9 @@ struct Record: AsyncParsableCommand {
         let nightOffset = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).utcOffsetSeconds }
             ?? startTime.utcOffsetSeconds
         let watchers = status.watch(engine: engine, offsetSeconds: nightOffset)
-        let ended = Task { try? await engine.waitForSourceEnd(); stop.request("the input ended") }
-        let limit = duration.map { seconds in
-            Task {
-                let stream = engine.progressStream
-                var first: SampleTime?
-                for await position in stream {
-                    first = first ?? position
-                    if let first, AnalysisClock.seconds(position - first) >= seconds { stop.request("--duration reached"); return }
-                }
-            }
+        let ended = Task {
+            try? await engine.waitForSourceEnd()
+            stop.request(limited?.reachedLimit == true ? "--duration reached" : "the input ended")
         }
         let reason = await stop.wait()
         Diagnostics.log.info("stopping: \(reason)")
@@ -189,7 +186,6 @@ struct Record: AsyncParsableCommand {
         let result = try await engine.stopAnalysis()
         status.finish()
         ended.cancel()
-        limit?.cancel()
         watchers.forEach { $0.cancel() }
         alarmTask?.cancel()
         for w in result.warnings { Diagnostics.log.warning("\(w.message)") }

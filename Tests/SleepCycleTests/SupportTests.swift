@@ -82,6 +82,53 @@ import SleepCycleFormats
         #expect(Date().timeIntervalSince(began) < 5)
     }
 
+    @Test func aLimitedSourceEndsAtExactlyItsLimitInAudioOrInAGap() throws {
+        let audio = testNoise(count: 10_000, level: 0.1, seed: 3)
+        // 3 000 samples, a 2 000-sample gap, 5 000 samples, another 2 000-sample gap, 2 000 samples.
+        func inner() -> ScriptedSource {
+            ScriptedSource(steps: [.audio([Array(audio[0..<3_000])]), .gap(2_000), .audio([Array(audio[3_000..<8_000])]),
+                                   .gap(2_000), .audio([Array(audio[8_000..<10_000])])], live: true)
+        }
+        /// Every read up to `.end`, as (start, length, is audio); the audio delivered; whether the limit ended it.
+        func drain(_ limit: Int64) throws -> (reads: [String], samples: [Float], reachedLimit: Bool, innerReads: Int) {
+            let scripted = inner()
+            let limited = LimitedSource(scripted, limit: limit)
+            var reads: [String] = [], samples: [Float] = []
+            while true {
+                switch try limited.read() {
+                case .audio(let start, let channels): reads.append("a\(start)+\(channels[0].count)"); samples += channels[0]
+                case .gap(let start, let length, _): reads.append("g\(start)+\(length)")
+                case .end:
+                    // `.end` repeats and the inner source is not read again.
+                    let innerReads = scripted.reads
+                    guard case .end = try limited.read() else { Issue.record("expected .end to repeat"); return (reads, samples, false, 0) }
+                    #expect(scripted.reads == innerReads)
+                    return (reads, samples, limited.reachedLimit, innerReads)
+                }
+            }
+        }
+        // Inside an audio block: cut at the limit.
+        let inFirstBlock = try drain(1_000)
+        #expect(inFirstBlock.reads == ["a0+1000"] && inFirstBlock.samples == Array(audio[0..<1_000]))
+        let inSecondBlock = try drain(6_500)
+        #expect(inSecondBlock.reads == ["a0+3000", "g3000+2000", "a5000+1500"])
+        #expect(inSecondBlock.samples == Array(audio[0..<3_000]) + Array(audio[3_000..<4_500]) && inSecondBlock.reachedLimit)
+        // Inside a gap: the gap is cut, nothing after it is read.
+        let inGap = try drain(4_000)
+        #expect(inGap.reads == ["a0+3000", "g3000+1000"] && inGap.reachedLimit && inGap.innerReads == 2)
+        // On a boundary: the block that reaches it is whole, and the next read is not made.
+        let onBoundary = try drain(3_000)
+        #expect(onBoundary.reads == ["a0+3000"] && onBoundary.reachedLimit && onBoundary.innerReads == 1)
+        // Beyond the input (the scripted source is live: it blocks after its script until closed, so the limit at
+        // 14 000 — the end of its script — must close it rather than wait).
+        let whole = try drain(14_000)
+        #expect(whole.reads.count == 5 && whole.samples == audio && whole.reachedLimit)
+        // An input that ends before the limit ends the source, and the limit is not what ended it.
+        let short = LimitedSource(ScriptedSource(steps: [.audio([Array(audio[0..<3_000])])]), limit: 16_000)
+        guard case .audio = try short.read(), case .end = try short.read() else { Issue.record("expected audio, .end"); return }
+        #expect(!short.reachedLimit)
+    }
+
     @Test func prefetchingKeepsOrderAndBoundsItsQueue() throws {
         var rng = SeededRNG(seed: 5)
         let signal = testNoise(count: 100_000, level: 0.3, seed: 8)
