@@ -47,11 +47,13 @@ public final class LimitedSource: AudioSource, @unchecked Sendable {
         }
     }
 
-    /// The limit is reached: nothing more is read from the inner source.
+    /// The limit is reached: the inner source is closed and read once more, which returns `.end` at once for a
+    /// closed source and completes its `warnings` (replaced samples, a damaged input) as an input's own end would.
     private func finish() {
         finished = true
         reachedLimit = true
         inner.close()
+        _ = try? inner.read()
     }
 
     public func close() { inner.close() }

@@ -316,6 +316,16 @@ import Testing
         // The source itself ends at the limit: exactly 30 s of audio, however loaded the machine.
         #expect(end == "2026-01-01T22:00:30.000Z", "\(end)")
         #expect(r.stderr.contains("stopping: --duration reached"), "\(r.stderr)")
+        // Samples replaced before the limit are still reported: the limit ends the input as its own end would.
+        var floats = [Float](repeating: 0.01, count: 16_000 * 10)
+        for i in stride(from: 8_000, to: 16_000 * 4, by: 16_000) { floats[i] = .nan }
+        let bad = floats.withUnsafeBytes { Data($0) }
+        let limited = try BuiltBinary.run(["record", "--input", "-", "--input-format", "f32le", "--store", storePath("nan.sqlite"),
+                                           "--format", "json", "--duration", "5s"], stdin: bad)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let warned = try #require(try JSONSerialization.jsonObject(with: Data(limited.stdout.utf8)) as? [String: Any])
+        let codes = (warned["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(codes.contains("invalidSamples") && limited.stderr.contains("replaced by silence"), "\(codes) \(limited.stderr)")
     }
 
     @Test func storeProblemsAreOneLineBeforeCapture() throws {
