@@ -125,7 +125,7 @@ struct Analyze: ParsableCommand {
 
     func run() throws {
         diagnostics.bootstrap()
-        let inputs = [file] + [heartRateFile, motionFile].compactMap { $0 }
+        let inputs = [file] + [heartRateFile, motionFile, clipOptions.clipsKey, channelSeparationConfig].compactMap { $0 }
         let destination = try OutputTarget.resolve(output, inputs: inputs)
         let startTime = start ?? ISO8601Time(date: FileAnalysis.defaultStart)
         let options = try pipelineOptions(start: startTime)

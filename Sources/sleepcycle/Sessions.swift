@@ -97,7 +97,7 @@ extension Sessions {
 
         static func print(id: String, format: Analyze.Format, output: String?, store: StoreOptions,
                           wearableKey: String? = nil) throws {
-            let destination = try OutputTarget.resolve(output, inputs: [store.path])
+            let destination = try OutputTarget.resolve(output, inputs: OutputTarget.databaseFiles(store.path) + [wearableKey].compactMap { $0 })
             let key = try wearableKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
             let (nights, night) = try store.night(id)
             let result = try nights.nightResult(of: night, wearableKey: key)
@@ -148,7 +148,7 @@ extension Sessions {
 
         func run() throws {
             diagnostics.bootstrap()
-            let destination = try OutputTarget.resolve(output, inputs: [storeOptions.path])
+            let destination = try OutputTarget.resolve(output, inputs: OutputTarget.databaseFiles(storeOptions.path))
             var trends: [NightTrend] = []
             if let store = try storeOptions.existing() {
                 var nights = try store.nights().sorted { $0.startTime < $1.startTime }

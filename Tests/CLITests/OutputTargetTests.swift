@@ -130,6 +130,50 @@ import Testing
         #expect(try String(contentsOfFile: hr, encoding: .utf8) == "time,bpm\n0,60\n5,61\n")
     }
 
+    /// Every file a command reads is an input: key files (losing a key loses every clip encrypted with it), the
+    /// channel-separation configuration, `record`'s input and wearable file, and the store with its -wal and -shm.
+    @Test func keysConfigurationsAndTheStoreAreInputsToo() throws {
+        let key = temp.path("clips.key")
+        let keyBytes = Data((0..<32).map { UInt8($0) })
+        try keyBytes.write(to: URL(fileURLWithPath: key))
+        let config = temp.path("separation.json")
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: config))
+        let refused: [[String]] = [
+            ["analyze", night, "--clips", temp.path("clips"), "--clips-key", key, "--output", key],
+            ["analyze", night, "--channel-separation", "bedside", "--channel-separation-config", config, "--output", config],
+        ]
+        for args in refused {
+            let r = try BuiltBinary.run(args)
+            #expect(r.status == 73 && oneLine(r) && r.stderr.contains("input"), "\(args): \(r.stderr)")
+        }
+        let raw = Data(count: 32_000 * 3)
+        let store = temp.path("nights.sqlite")
+        let recordArgs = ["record", "--input", "-", "--store", store, "--format", "json"]
+        let hr = temp.path("hr.csv")
+        try Data("time,bpm\n0,60\n".utf8).write(to: URL(fileURLWithPath: hr))
+        for extra in [["--hr", hr, "--output", hr], ["--wearable-key", key, "--output", key],
+                      ["--clips", temp.path("clips"), "--clips-key", key, "--output", key]] {
+            let r = try BuiltBinary.run(recordArgs + extra, stdin: raw)
+            #expect(r.status == 73 && oneLine(r), "\(extra): \(r.stderr)")
+        }
+        let pcm = temp.path("night.raw")
+        try raw.write(to: URL(fileURLWithPath: pcm))
+        let fromFile = try BuiltBinary.run(["record", "--input", pcm, "--store", store, "--output", pcm])
+        #expect(fromFile.status == 73 && oneLine(fromFile), "\(fromFile.stderr)")
+        // A stored night; then its store's files are inputs of `sessions show`.
+        let recorded = try BuiltBinary.run(recordArgs, stdin: raw)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any])?["sessionId"] as? String)
+        for file in [store, store + "-wal", store + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            let r = try BuiltBinary.run(["sessions", "show", id, "--store", store, "--output", file])
+            #expect(r.status == 73 && oneLine(r), "\(file): \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: key)) == keyBytes)
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "{}")
+        #expect(try String(contentsOfFile: hr, encoding: .utf8) == "time,bpm\n0,60\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pcm)) == raw)
+    }
+
     @Test func aReplacedFileKeepsItsModeAndOwner() throws {
         let out = temp.path("night.json")
         try Data("old".utf8).write(to: URL(fileURLWithPath: out))

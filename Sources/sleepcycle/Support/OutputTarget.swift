@@ -36,7 +36,12 @@ struct OutputTarget {
 
     static let standardOutput = OutputTarget(name: "standard output", destination: .standardOutput)
 
-    /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads.
+    /// The files of an SQLite database at `path` (the database, its write-ahead log, shared memory and rollback
+    /// journal): all inputs of a command that reads the store, since writing over any of them damages it.
+    static func databaseFiles(_ path: String) -> [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
+
+    /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads
+    /// (the recording, wearable files, key files, configuration files, the store's files).
     static func resolve(_ path: String?, inputs: [String]) throws(CLIError) -> OutputTarget {
         guard let path, path != "-" else { return .standardOutput }
         guard !path.isEmpty else { throw CLIError(.usage, "--output: the path is empty") }
@@ -51,7 +56,9 @@ struct OutputTarget {
             try checkDirectory(of: target, shown: shown)
             return OutputTarget(name: path, destination: .regularFile(path: target, existing: nil))
         }
-        for input in inputs {
+        // Only a regular file is destroyed by writing to it: a device or FIFO that is also an input (`/dev/null`
+        // both ways) is written through like any other.
+        for input in inputs where st.st_mode & S_IFMT == S_IFREG {
             var other = stat()
             let found = input == "-" ? fstat(STDIN_FILENO, &other) : PathEncoding.withCString(input, { stat($0, &other) })
             if found == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
