@@ -141,20 +141,9 @@ struct Clips: ParsableCommand {
         func run() throws {
             let destination = try OutputTarget.resolve(output, inputs: [file, key])
             let clipKey = try ClipKey.load(path: key)
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-                    throw CLIError(.noInput, "\(MessageText.path(file)): file not found")
-                }
-                guard !isDirectory.boolValue, let d = FileManager.default.contents(atPath: file) else {
-                    throw CLIError(.noInput, "\(MessageText.path(file)): cannot read the file")
-                }
-                data = d
-            }
-            let plain = try ClipContainer.open(Array(data), key: clipKey, name: file == "-" ? "standard input" : file)
+            // Standard input or a file, whatever it is (a directory, a closed descriptor): one line on failure.
+            let data = try InputFile.read(file, limit: 1 << 30, text: false)
+            let plain = try ClipContainer.open(data, key: clipKey, name: file == "-" ? "standard input" : file)
             try destination.write(plain)
         }
     }

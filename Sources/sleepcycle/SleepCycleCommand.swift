@@ -23,6 +23,14 @@ struct SleepCycleCommand: AsyncParsableCommand {
     /// Parses the arguments (file names that are not UTF-8 included), runs the command, and turns every failure
     /// into ONE line on standard error and an exit status of `CLIError.Status`.
     static func main() async {
+        // A closed standard descriptor (`<&-`) is taken by a placeholder, /dev/null opened with the opposite
+        // access: the files and pipes the command opens never become descriptor 0–2 (a pipe of its own read as
+        // standard input, a report written into the store), while reading or writing it still fails (EBADF) as on a
+        // closed descriptor, with the usual one-line error.
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let placeholder = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+            if placeholder >= 0, placeholder != fd { dup2(placeholder, fd); close(placeholder) }
+        }
         // A closed pipe on standard output must end the command with an error status, not kill it by a signal.
         signal(SIGPIPE, SIG_IGN)
         let arguments = (1..<Int(CommandLine.argc)).map { i -> String in

@@ -47,6 +47,35 @@ import Testing
         #expect(r.stderr.contains("symbolic link"), "\(r.stderr)")
     }
 
+    /// Standard input closed (`<&-`), or a directory: one line, never a hang (a pipe of the command's own taking
+    /// descriptor 0) or a crash. Standard output closed: the output cannot be written, status 74.
+    @Test func closedOrOddStandardDescriptorsAreOneLine() throws {
+        let binary = try #require(BuiltBinary.url).path
+        func shell(_ script: String) throws -> BuiltBinary.Run {
+            let key = temp.path("k.key")
+            try Data(count: 32).write(to: URL(fileURLWithPath: key))
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", script, binary, night, key, temp.path(".")]
+            let errors = Pipe()
+            p.standardError = errors
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let killer = DispatchWorkItem { p.terminate() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            killer.cancel()
+            return BuiltBinary.Run(status: p.terminationStatus, stdout: "", stderr: stderr)
+        }
+        for (script, status) in [("\"$0\" analyze - --no-progress <&-", Int32(65)),
+                                 ("\"$0\" clips decrypt - --key \"$2\" --output /dev/null <&-", 66),
+                                 ("\"$0\" clips decrypt - --key \"$2\" --output /dev/null < \"$3\"", 66),
+                                 ("\"$0\" analyze \"$1\" --no-progress --format json >&-", 74)] {
+            expectOneLine(try shell(script), status: status, script)
+        }
+    }
+
     @Test func malformedInputsAre65() throws {
         let notAudio = temp.path("notes.wav")
         try Data("this is not audio\n".utf8).write(to: URL(fileURLWithPath: notAudio))
