@@ -307,6 +307,30 @@ import Testing
         #expect(rates(json) == rates(ref))
     }
 
+    /// A --start days after the interrupted night's last audio is refused (the gap would be analysed as missing
+    /// input for minutes, and it is another night); one before it is a warning.
+    @Test func resumeTimesAreChecked() throws {
+        let store = storePath("times.sqlite")
+        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start])
+        let fed = first.feed(try Self.rawNight(), pace: 30) { $0 >= 32_000 * 40 }
+        #expect(fed >= 32_000 * 40)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(first.process.processIdentifier, SIGKILL)
+        first.closeInput()
+        #expect(first.wait().reason == .uncaughtSignal)
+        func resume(at offset: Double) throws -> BuiltBinary.Run {
+            try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--start",
+                                 ISO8601Time(date: Self.startDate.addingTimeInterval(offset), utcOffsetSeconds: 3600).description],
+                                stdin: Data(count: 32_000 * 5))
+        }
+        let late = try resume(at: 3 * 86_400)
+        #expect(late.status == 64 && late.stderr.split(separator: "\n").count == 1 && late.stderr.contains("48 h"),
+                "\(late.status) \(late.stderr)")
+        #expect(try NightStore(path: store).nights().last?.state == .interrupted)
+        let early = try resume(at: -3600)
+        #expect(early.status == 0 && early.stderr.contains("is before night"), "\(early.status) \(early.stderr)")
+    }
+
     @Test func durationStopsTheNight() throws {
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath(), "--format", "json", "-v",
                                      "--start", Self.start, "--duration", "30s"], stdin: try Self.rawNight())

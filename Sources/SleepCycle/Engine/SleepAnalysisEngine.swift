@@ -160,12 +160,16 @@ public actor SleepAnalysisEngine {
         try store?.latestInterrupted() != nil
     }
 
+    /// The longest stretch of missing input `resumeAnalysis` bridges (the longest night `record` records).
+    public static let longestResumeGapSeconds: Double = 48 * 3600
+
     /// Continues an interrupted night — `night`, or the most recent one — on a new source: the same session id, the
     /// journal replayed into staging, the alarm and the result, and the new audio placed at its wall-clock time
     /// (`date`, the time of the source's first sample); the time in between is a `missingInput` gap.
     ///
     /// - Throws: `SleepAnalysisEngineError.unsupportedConfiguration` without a store, with no interrupted night, or
-    ///   when the source's channels differ from the night's; `StoreError` when the store cannot be read.
+    ///   when the source's channels differ from the night's, or when `date` is more than
+    ///   `longestResumeGapSeconds` after the night's last audio; `StoreError` when the store cannot be read.
     public func resumeAnalysis(night requested: UUID? = nil, at date: Date, using source: sending any AudioSource,
                                eventListeners: sending [any AudioEventListener] = []) throws -> UUID {
         switch currentState {
@@ -196,6 +200,12 @@ public actor SleepAnalysisEngine {
         let records = try WearableSealing.open(try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) },
                                                key: options.wearableKey).records
         let replay = NightReplay(records: records, position: chunks.last?.position ?? 0)
+        // The gap is analysed as missing input, block by block: a date days later is another night, not this one.
+        let gapSeconds = date.timeIntervalSince(header.start) - AnalysisClock.seconds(replay.position)
+        guard gapSeconds <= Self.longestResumeGapSeconds else {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("the new input starts \(Int((gapSeconds / 3600).rounded())) h "
+                + "after night \(stored.id.uuidString)'s last audio; a night resumes at most 48 h later")
+        }
         var nightOptions = options
         nightOptions.frameLength = header.frameLength
         nightOptions.hopLength = header.hopLength
