@@ -23,6 +23,8 @@ import Testing
             ["analyze", night, "--bogus"], ["features", night, "--bogus"], ["stage", "--epochs", "x.csv", "--bogus"],
             ["analyze"], ["stage"], ["analyze", night, "--format", "xml"], ["features", night, "--frame-length", "7"],
             ["analyze", night, "--start", "2026-01-01T23:00:00+25:00"], ["analyze", night, "--start", "tomorrow"],
+            ["analyze", night, "--start", "9999-12-31T23:59:59.999Z"], ["analyze", night, "--start", "0000-01-01T00:00:00Z"],
+            ["record", "--input", "-", "--start", "1969-12-31T23:59:59Z"],
             ["analyze", night, "--pace", "1e-300"], ["analyze", night, "--pace", "nan"], ["analyze", night, "--alarm", "25:00"],
             ["analyze", night, "--alarm", "07:00", "--alarm-window", "1e400h"], ["analyze", night, "--alarm-window", "30m"],
             ["analyze", night, "--verbose", "--quiet"], ["nonsense"],

@@ -86,6 +86,8 @@ struct WearableFileTests {
         #expect(samples.map(\.rrMs) == [1000, 800])
         let session = WearMetrics.biosignalSamples(polar.readings)
         #expect(session.map(\.timestampMs) == [0, 800, 2000])
+        // A CSV header over rows of one field is a damaged CSV, not an RR list under a header.
+        #expect(Self.error("time,bpm\n800\n900\n850\n").contains("night.hr:2:"), "\(Self.error("time,bpm\n800\n900\n850\n"))")
     }
 
     @Test func exportDates() {

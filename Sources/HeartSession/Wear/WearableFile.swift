@@ -248,7 +248,11 @@ public enum WearableFile {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
             if line.isEmpty { continue }
-            if values.isEmpty && index == 0 && !line.contains(where: \.isNumber) { continue }
+            if values.isEmpty && index == 0 && !line.contains(where: \.isNumber) {
+                // A header of several fields (`time,bpm`) is a CSV's, whose rows the CSV reader checks.
+                if line.contains(where: { ",;\t".contains($0) }) { return nil }
+                continue
+            }
             guard let x = Double(line) else {
                 // A line with more than one field: not an RR list (a CSV), unless it already was one.
                 if values.isEmpty { return nil }

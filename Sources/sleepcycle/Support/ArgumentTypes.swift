@@ -6,10 +6,16 @@ import SleepCycleFormats
 /// Option values that parse themselves: one function per kind of value, used by every command as an
 /// `@Option(transform:)`, so the error line says what is wrong with the value ("month 13 is out of range …").
 enum OptionValue {
-    /// `--start`: an ISO 8601 time with its UTC offset.
+    /// `--start`: an ISO 8601 time with its UTC offset, in the years 1970–9000 (so that every time of the night,
+    /// its end and its wearable readings still print as four-digit ISO 8601 years).
     static func startTime(_ text: String) throws -> ISO8601Time {
-        try ISO8601Time.parse(text)
+        let time = try ISO8601Time.parse(text)
+        guard time.date >= Date(timeIntervalSince1970: 0), time.date < Self.latestStart else {
+            throw Problem("\(MessageText.field(text)) is out of range (a time in the years 1970–9000)")
+        }
+        return time
     }
+    static let latestStart = Date(timeIntervalSince1970: 221_845_392_000)   // 9000-01-01T00:00:00Z
 
     /// `--alarm`: a 24-hour clock time `HH:MM`, read in the recording's offset.
     static func clockTime(_ text: String) throws -> ClockTime {
