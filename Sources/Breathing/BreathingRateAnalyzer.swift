@@ -38,8 +38,9 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
 ///    rate, or at least `cycleWeakFundamentalShare` with r at the cycle `cycleRepeatMargin` above r at half of
-///    it (the envelope repeats per breath, not per burst) and burst levels that do not alternate, or if the
-///    bursts alternate in tone at half the cycle. Otherwise, or when the rate is outside
+///    it (the envelope repeats per breath, not per burst) and burst levels that do not alternate, or at least
+///    `cycleQuietFundamentalShare` when the quieter burst of each pair is clearly the longer (a long, quiet
+///    exhale after a short inhale), or if the bursts alternate in tone at half the cycle. Otherwise, or when the rate is outside
 ///    [`minBpm`, `maxBpm`], no value. The rate reported is the mean of the two estimates.
 /// 4b. **Octave check** (f against 2f, as in the subharmonic tests of pitch detectors, e.g. Sun,
 ///    "Pitch determination and voice quality analysis using subharmonic-to-harmonic ratio", ICASSP 2002):
@@ -76,6 +77,21 @@ public struct BreathingRateAnalyzer: Sendable {
         /// (`toneLevelAlternationLimit`: deep and shallow breaths in turn look the same to r).
         public var cycleWeakFundamentalShare: Double = 0.1
         public var cycleRepeatMargin: Double = 0.15
+        /// A still weaker fundamental, at least `cycleQuietFundamentalShare` of the peak, confirms the cycle when its
+        /// two bursts differ as inhale and exhale do, whatever their levels: in at least `cycleQuietPairShare` of
+        /// `cycleQuietMinimumPairs` or more neighbouring burst pairs, the quieter burst is `cycleQuietWidthRatio` times
+        /// as long as the louder. A burst stands `cycleQuietProminenceDb` over the lowest point within a quarter
+        /// cycle; its width is where it stays within `cycleBurstWidthDropShare` of that prominence of its peak (a
+        /// share, not fixed dB, so that a quieter copy of the same shape measures as long on the smoothed envelope).
+        /// At rest the exhale lasts about twice the inhale, and a quiet, long exhale after a short, loud inhale
+        /// leaves little power at the breath rate; a shallow breath between deep ones is quieter but not longer.
+        /// Infinity (`cycleQuietWidthRatio`) disables the cue.
+        public var cycleQuietFundamentalShare: Double = 0.05
+        public var cycleQuietWidthRatio: Double = 1.3
+        public var cycleBurstWidthDropShare: Double = 0.3
+        public var cycleQuietProminenceDb: Double = 6
+        public var cycleQuietMinimumPairs: Int = 4
+        public var cycleQuietPairShare: Double = 0.6
         /// Octave check: a rate f is refused when the envelope repeats as well at half the lag (r within
         /// this margin of r at the lag) and the spectrum's line near 2f is at least as strong as near f — the
         /// rhythm is then 2f (heart sounds, breathing faster than the range), not f.
@@ -111,6 +127,7 @@ public struct BreathingRateAnalyzer: Sendable {
     private var bursts: [Bool]
     private var levels: [Float]
     private var burstLevels: [Double]
+    private var peaks: [(index: Int, level: Double, width: Int)] = []
 
     /// - Parameter capacity: the longest window (envelope samples) that will be analysed.
     public init(parameters: Parameters = Parameters(), capacity: Int) {
@@ -126,6 +143,7 @@ public struct BreathingRateAnalyzer: Sendable {
         bursts = [Bool](repeating: false, count: capacity)
         levels = [Float](repeating: 0, count: capacity)
         burstLevels = [Double](repeating: 0, count: capacity)
+        peaks.reserveCapacity(capacity)
         powers.reserveCapacity(512)
     }
 
@@ -192,8 +210,9 @@ public struct BreathingRateAnalyzer: Sendable {
             // twice the breathing rate, while the autocorrelation (bursts alternate in shape and level)
             // peaks at the whole cycle. Accept the cycle when the spectrum also shows its fundamental (a weaker
             // one when the envelope repeats clearly better per cycle than per burst and the burst levels do not
-            // alternate, which deep and shallow breaths in turn do), or when the two bursts alternate in tone
-            // (equal bursts leave no line at the cycle rate).
+            // alternate, which deep and shallow breaths in turn do; a still weaker one when the quieter burst of
+            // each pair is clearly the longer, as an exhale is), or when the two bursts alternate in tone (equal
+            // bursts leave no line at the cycle rate).
             guard abs(peak.bpm / 2 - acBpm) <= tolerance else { continue }
             let half = spectralPeak(count: n, low: max(lowBpm, acBpm - tolerance), high: acBpm + tolerance)
             guard abs(half.bpm - acBpm) <= tolerance else { continue }
@@ -204,7 +223,9 @@ public struct BreathingRateAnalyzer: Sendable {
             if byTone == true || half.power >= parameters.cycleFundamentalShare * peak.power
                 || (half.power >= parameters.cycleWeakFundamentalShare * peak.power
                     && lag.value - halfLagR >= parameters.cycleRepeatMargin
-                    && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2)) {
+                    && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2))
+                || (half.power >= parameters.cycleQuietFundamentalShare * peak.power
+                    && quieterBurstIsLonger(count: n, lag: lag.lag)) {
                 agreed = (lag, acBpm, half.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
         }
@@ -257,6 +278,48 @@ public struct BreathingRateAnalyzer: Sendable {
         guard lag1 >= 1, lag2 < n else { return false }
         markBursts(envelope, tone: nil)
         return burstLevelAlternation(count: n, lag1: lag1, lag2: lag2) >= parameters.toneLevelAlternationLimit
+    }
+
+    /// Whether the bursts, two per cycle of `lag` envelope samples, come in pairs whose quieter burst is clearly the
+    /// longer (`cycleQuietWidthRatio` and its companions). The bursts are the smoothed envelope's points that are the
+    /// highest within a quarter cycle and stand `cycleQuietProminenceDb` above the lowest point there; a burst's width
+    /// is the run around its peak above peak − `cycleBurstWidthDropShare` · prominence (at most a quarter cycle each
+    /// way). Neighbouring bursts 0.3–0.7 cycles apart whose levels differ by 3 dB or more are a pair; a pair counts
+    /// when its quieter burst is `cycleQuietWidthRatio` times as wide as the louder and two envelope samples wider.
+    private mutating func quieterBurstIsLonger(count n: Int, lag: Double) -> Bool {
+        let quarter = Int((lag / 4).rounded())
+        guard parameters.cycleQuietWidthRatio.isFinite, quarter >= 2, Double(n) >= 2 * lag else { return false }
+        // `x` holds the smoothed, detrended envelope (`prepare`): a straight trend barely moves a burst's width.
+        peaks.removeAll(keepingCapacity: true)
+        for i in 0..<n {
+            let lo = max(0, i - quarter), hi = min(n - 1, i + quarter)
+            var highest = true, lowest = x[i]
+            for j in lo...hi {
+                if x[j] > x[i] || (x[j] == x[i] && j < i) { highest = false; break }
+                lowest = min(lowest, x[j])
+            }
+            guard highest, x[i] - lowest >= parameters.cycleQuietProminenceDb else { continue }
+            let floor = x[i] - parameters.cycleBurstWidthDropShare * (x[i] - lowest)
+            var width = 1
+            var j = i - 1
+            while j >= lo, x[j] >= floor { width += 1; j -= 1 }
+            j = i + 1
+            while j <= hi, x[j] >= floor { width += 1; j += 1 }
+            peaks.append((i, x[i], width))
+        }
+        var pairs = 0, quieterLonger = 0
+        for k in peaks.indices.dropFirst() {
+            let (a, b) = (peaks[k - 1], peaks[k])
+            let spacing = Double(b.index - a.index) / lag
+            guard spacing >= 0.3, spacing <= 0.7, abs(a.level - b.level) >= 3 else { continue }
+            let (loud, quiet) = a.level > b.level ? (a, b) : (b, a)
+            pairs += 1
+            if Double(quiet.width) >= parameters.cycleQuietWidthRatio * Double(loud.width), quiet.width >= loud.width + 2 {
+                quieterLonger += 1
+            }
+        }
+        return pairs >= parameters.cycleQuietMinimumPairs
+            && Double(quieterLonger) >= parameters.cycleQuietPairShare * Double(pairs)
     }
 
     /// Marks the burst blocks (`bursts`: within `toneBurstRangeDb` of the 95th-percentile level, and with a

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Breathing
 
@@ -128,6 +129,47 @@ import Testing
         strict.cycleWeakFundamentalShare = strict.cycleFundamentalShare
         var strictAnalyzer = BreathingRateAnalyzer(parameters: strict, capacity: 600)
         #expect(strictAnalyzer.analyze(envelope.values[...]) == nil)
+    }
+
+    /// Resting breath with the inhale:exhale ratio of about 1:2, as an envelope of audio: a raised-sine inhale
+    /// burst 20 dB over the floor over the first 27 % of the cycle, a pause, then a raised-sine exhale
+    /// `exhaleBelowDb` quieter over 32–87 %.
+    static func longQuietExhale(periodSec: Double, exhaleBelowDb: Float, seed: UInt64) -> (values: [Float], bpm: Double) {
+        cyclic(periodSec: periodSec, seed: seed) { _, phase in
+            func raisedSine(_ from: Double, _ to: Double) -> Double {
+                phase >= from && phase < to ? pow(sin(Double.pi * (phase - from) / (to - from)), 2) : 0
+            }
+            let power = 1 + 100 * raisedSine(0, 0.27) + pow(10, Double(20 - exhaleBelowDb) / 10) * raisedSine(0.32, 0.87)
+            return Float(10 * log10(power))
+        }
+    }
+
+    @Test(arguments: [(8.0, Float(8)), (12, 10), (18, 8), (22, 10)])
+    func aQuietLongExhaleAfterAShortInhaleIsOneBreath(bpm: Double, exhaleBelowDb: Float) throws {
+        let envelope = Self.longQuietExhale(periodSec: 60 / bpm, exhaleBelowDb: exhaleBelowDb, seed: 7)
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let answer = analyzer.analyze(envelope.values[...])
+        let result = try #require(answer)
+        #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
+        // The quieter burst's length is what confirms the cycle: without that cue, no value.
+        var without = BreathingRateAnalyzer.Parameters()
+        without.cycleQuietWidthRatio = .infinity
+        var withoutAnalyzer = BreathingRateAnalyzer(parameters: without, capacity: 600)
+        #expect(withoutAnalyzer.analyze(envelope.values[...]) == nil)
+    }
+
+    @Test(arguments: [(24.0, Float(6)), (30, 8), (40, 8)])
+    func aShallowBreathBetweenDeepOnesIsNotTakenForAnExhale(bpm: Double, shallowBelowDb: Float) {
+        // One burst per breath, every other breath quieter but as long: the envelope repeats best every two
+        // breaths, and the quieter burst is not the longer, so the cue for a long exhale must not halve the rate
+        // (a refusal is acceptable).
+        let envelope = Self.cyclic(periodSec: 60 / bpm, seed: 9) { cycle, phase in
+            phase < 0.5 ? (cycle % 2 == 0 ? 20 : 20 - shallowBelowDb) : 0
+        }
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        if let result = analyzer.analyze(envelope.values[...]) {
+            #expect(abs(result.bpm - envelope.bpm) < 1, "\(result.bpm) for \(envelope.bpm)")
+        }
     }
 
     @Test(arguments: [4.5, 5.0, 7.0, 9.0])

@@ -47,7 +47,7 @@ NOISES = {"pink": lambda n, r: pink(n, r, 1.0), "brown": lambda n, r: pink(n, r,
 
 
 def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None, even=False, alternate_db=0,
-              deep_brighter=False):
+              deep_brighter=False, long_exhale=False):
     """Breath sounds at `bpm` with per-cycle jitter. Returns (signal, cycle onsets in s, periods in s).
 
     Each cycle: inhale (35-45 % of the cycle) then exhale (40-50 %), then a pause. Each phase is
@@ -57,7 +57,8 @@ def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None,
     `even`: inhale and exhale each 40 % of the cycle, the exhale starting half a cycle after the inhale
     (evenly spaced bursts), the inhale bright (band within 700-2500 Hz) and the exhale dark (200-750 Hz).
     `alternate_db`: every other breath that many dB shallower; `deep_brighter`: the deep breaths' inhale band
-    an octave higher (more flow, more hiss)."""
+    an octave higher (more flow, more hiss). `long_exhale`: inhale 25-30 % of the cycle, then after a 2-8 % pause
+    an exhale of 50-60 % (the resting inhale:exhale ratio of about 1:2)."""
     n = int(duration * FS)
     out = np.zeros(n)
     if even:
@@ -78,10 +79,14 @@ def breathing(duration, bpm, rng, jitter=0.08, exhale_gain=None, max_burst=None,
         te = period * rng.uniform(0.40, 0.50)
         if even:
             ti = te = 0.4 * period
+        # Drawn only for this option, so that the other conditions keep their random draws.
+        pause = period * rng.uniform(0.02, 0.08) if long_exhale else 0.0
+        if long_exhale:
+            ti, te = period * rng.uniform(0.25, 0.30), period * rng.uniform(0.50, 0.60)
         if max_burst is not None:
             ti, te = min(ti, max_burst * rng.uniform(0.8, 1.0)), min(te, 1.2 * max_burst * rng.uniform(0.8, 1.0))
         # Evenly spaced: the exhale half a cycle after the inhale, unless `max_burst` shortened the inhale.
-        exhale_start = t + (0.5 * period if even and ti >= 0.4 * period else ti)
+        exhale_start = t + (0.5 * period if even and ti >= 0.4 * period else ti + pause)
         shallow = alternate_db and len(onsets) % 2 == 1
         depth = 10 ** (-alternate_db / 20) if shallow else 1.0
         inhale_filter = bright if deep_brighter and not shallow else bi
@@ -168,6 +173,10 @@ FASTSLOW = {
     "alternate breaths 8 dB shallower, exhale 0.5x": (0.5, None, None, 150, {"alternate_db": 8}),
     "alternate breaths 8 dB shallower and darker, exhale 0.5x": (0.5, None, None, 150,
                                                                  {"alternate_db": 8, "deep_brighter": True}),
+    "inhale:exhale 1:2, exhale 10 dB quieter": (10 ** (-10 / 20), None, None, 150, {"long_exhale": True}),
+    "inhale:exhale 1:2, exhale 16 dB quieter": (10 ** (-16 / 20), None, None, 150, {"long_exhale": True}),
+    "inhale:exhale 1:2, exhale 10 dB quieter, white 30 dB": (10 ** (-10 / 20), "white", 30, 150, {"long_exhale": True}),
+    "inhale:exhale 1:2, exhale 16 dB quieter, pink 25 dB": (10 ** (-16 / 20), "pink", 25, 150, {"long_exhale": True}),
 }
 
 
