@@ -51,64 +51,81 @@ struct HRSession: ParsableCommand {
     func run() throws {
         let contents = try WearableFile.read(path: file, origin: nil)
         let engine = SessionEngine()
-        var events: [SessionEvent] = []
         let config = SessionConfig(mode: mode, profile: ComputeProfile(windowSec: window, emitIntervalSec: emitInterval),
                                    includeRaw: includeRaw && format == .json, correctsArtefacts: !noArtifactCorrection)
         let provider = ReplayBiosignalProvider(samples: WearMetrics.biosignalSamples(contents.readings))
+        // Each event is written as it comes (a long export has a frame every emit interval of its whole span):
+        // memory stays that of the output buffer, and a reader that goes away stops the writing.
+        let out = OutputByteWriter(fd: STDOUT_FILENO)
         let lock = NSLock()
-        let id = try engine.start(config: config, provider: provider) { e in lock.withLock { events.append(e) } }
+        var table = TableState(source: contents.format)
+        var failure: OutputError?
+        let id = try engine.start(config: config, provider: provider) { event in
+            lock.withLock {
+                guard failure == nil else { return }
+                do {
+                    switch format {
+                    case .json: try out.append(event.jsonLine + "\n")
+                    case .text: for line in table.lines(event) { try out.append(line + "\n") }
+                    }
+                } catch let error as OutputError { failure = error } catch {}
+            }
+        }
         try engine.wait()
         try engine.stop(sessionId: id)
-        let all = lock.withLock { events }
-        switch format {
-        case .json: try OutputTarget.standardOutput.write(all.map(\.jsonLine).joined(separator: "\n") + "\n")
-        case .text: try OutputTarget.standardOutput.write(Self.table(all, format: contents.format))
+        do {
+            if let failure = lock.withLock({ failure }) { throw failure }
+            try out.flush()
+        } catch let error as OutputError {
+            throw error.brokenPipe ? CLIError(.brokenPipe, "") : CLIError(.ioError, error.message)
         }
     }
 
-    /// The session for people: a row per frame (time from the first reading), then the summary.
-    static func table(_ events: [SessionEvent], format: WearMetrics.Source) -> String {
-        func f(_ x: Double?, _ width: Int, _ decimals: Int = 1) -> String {
-            let s = x.map { String(format: "%.\(decimals)f", $0) } ?? "–"
-            return String(repeating: " ", count: max(0, width - s.count)) + s
-        }
-        func clock(_ ms: Int64) -> String {
-            let s = Int(ms / 1000)
-            return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-        }
-        var out = ["   end      HR bpm  RMSSD ms  SDNN ms  pNN50 %  beats  artefacts"]
+    /// The session for people, one event at a time: a row per frame (time from the first reading), then the
+    /// summary.
+    struct TableState {
+        let source: WearMetrics.Source
         var origin: Int64 = 0
-        var summary: SessionMetrics?
-        for e in events {
-            switch e {
+
+        init(source: WearMetrics.Source) { self.source = source }
+
+        mutating func lines(_ event: SessionEvent) -> [String] {
+            func f(_ x: Double?, _ width: Int, _ decimals: Int = 1) -> String {
+                let s = x.map { String(format: "%.\(decimals)f", $0) } ?? "–"
+                return String(repeating: " ", count: max(0, width - s.count)) + s
+            }
+            func clock(_ ms: Int64) -> String {
+                let s = Int(ms / 1000)
+                return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+            }
+            switch event {
             case .started(_, let mode, let profile, let start):
                 origin = start
-                out.insert("heart session (\(mode.rawValue)), \(format.rawValue) readings, window \(Int(profile.windowSec)) s, "
-                           + "a frame every \(profile.emitIntervalSec) s", at: 0)
+                return ["heart session (\(mode.rawValue)), \(source.rawValue) readings, window \(Int(profile.windowSec)) s, "
+                        + "a frame every \(profile.emitIntervalSec) s",
+                        "   end      HR bpm  RMSSD ms  SDNN ms  pNN50 %  beats  artefacts"]
             case .frame(_, let m):
-                out.append("\(clock(m.endMs - origin).leftPadded(7))  \(f(m.hrMeanBpm, 7))  \(f(m.rmssdMs, 8))  "
-                           + "\(f(m.hrSdnnMs, 7))  \(f(m.pnn50, 7))  \(String(m.sampleCount).leftPadded(5))  "
-                           + "\(String(m.artifactCount).leftPadded(9))")
-            case .summary(_, let m): summary = m
-            case .biosignal: break
+                return ["\(clock(m.endMs - origin).leftPadded(7))  \(f(m.hrMeanBpm, 7))  \(f(m.rmssdMs, 8))  "
+                        + "\(f(m.hrSdnnMs, 7))  \(f(m.pnn50, 7))  \(String(m.sampleCount).leftPadded(5))  "
+                        + "\(String(m.artifactCount).leftPadded(9))"]
+            case .summary(_, let m):
+                var out = ["", "summary over \(clock(m.endMs - m.startMs)) (\(m.sampleCount) \(m.meanNNMs != nil ? "beats" : "readings"), "
+                           + "\(m.artifactCount) artefacts corrected)"]
+                out.append("  heart rate   \(f(m.hrMeanBpm, 0)) bpm (SD of NN \(f(m.hrSdnnMs, 0)) ms)")
+                out.append("  RMSSD        \(f(m.rmssdMs, 0)) ms, pNN50 \(f(m.pnn50, 0)) %, mean NN \(f(m.meanNNMs, 0)) ms")
+                out.append("  stress index \(f(m.baevskySI, 0)) (Baevsky)")
+                if m.lfHf != nil {
+                    out.append("  LF / HF      \(f(m.lfMs2, 0)) / \(f(m.hfMs2, 0)) ms², ratio \(f(m.lfHf, 0, 2))")
+                }
+                if m.rmssdMs == nil {
+                    out.append("  (HRV needs at least \(HRV.minimumIntervals) beat-to-beat RR intervals; "
+                               + "heart-rate readings alone give only the mean)")
+                }
+                return out
+            case .biosignal:
+                return []
             }
         }
-        if let m = summary {
-            out.append("")
-            out.append("summary over \(clock(m.endMs - m.startMs)) (\(m.sampleCount) \(m.meanNNMs != nil ? "beats" : "readings"), "
-                       + "\(m.artifactCount) artefacts corrected)")
-            out.append("  heart rate   \(f(m.hrMeanBpm, 0)) bpm (SD of NN \(f(m.hrSdnnMs, 0)) ms)")
-            out.append("  RMSSD        \(f(m.rmssdMs, 0)) ms, pNN50 \(f(m.pnn50, 0)) %, mean NN \(f(m.meanNNMs, 0)) ms")
-            out.append("  stress index \(f(m.baevskySI, 0)) (Baevsky)")
-            if m.lfHf != nil {
-                out.append("  LF / HF      \(f(m.lfMs2, 0)) / \(f(m.hfMs2, 0)) ms², ratio \(f(m.lfHf, 0, 2))")
-            }
-            if m.rmssdMs == nil {
-                out.append("  (HRV needs at least \(HRV.minimumIntervals) beat-to-beat RR intervals; "
-                           + "heart-rate readings alone give only the mean)")
-            }
-        }
-        return out.joined(separator: "\n") + "\n"
     }
 }
 
