@@ -20,6 +20,8 @@ public enum MessageText {
     /// A file path for a message: sanitised like `field` but never cut (a path is at most PATH_MAX bytes, and the
     /// user needs all of it).
     public static func path(_ path: String) -> String {
+        // An empty path would leave a message starting with ": no such file".
+        guard !path.isEmpty else { return "'' (an empty path)" }
         var out = ""
         for u in path.unicodeScalars { out += escaped(u) }
         return out

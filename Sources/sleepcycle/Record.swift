@@ -192,7 +192,7 @@ struct Record: AsyncParsableCommand {
         for w in result.warnings { Diagnostics.log.warning("\(w.message)") }
         if resuming == nil, result.analysedSamples == 0 {
             // Nothing was heard (an input that ended at once, a stop before the first block): no night to keep.
-            try? store.delete(id)
+            _ = try? store.delete(id)
             throw CLIError(.noInput, "\(settings.input.map { MessageText.path($0) } ?? settings.device ?? "default"): "
                 + "no audio was recorded (\(reason)); nothing was stored")
         }

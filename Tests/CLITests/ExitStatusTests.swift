@@ -47,6 +47,12 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: "loop.wav")
         let r = try BuiltBinary.run(["analyze", night, "--hr", loop])
         #expect(r.stderr.contains("symbolic link"), "\(r.stderr)")
+        // An empty path is named as one, not left out (": no such file").
+        for args in [["analyze", ""], ["analyze", night, "--hr", ""], ["stage", "--epochs", ""]] {
+            let empty = try BuiltBinary.run(args)
+            expectOneLine(empty, status: 66, args.joined(separator: " "))
+            #expect(empty.stderr.contains("''"), "\(empty.stderr)")
+        }
     }
 
     /// Standard input closed (`<&-`), or a directory: one line, never a hang (a pipe of the command's own taking
