@@ -160,8 +160,11 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
             try check(s.level + s.time + s.strength > 0, "\(type.rawValue): at least one cue weight must be > 0")
             try check((0...1).contains(s.threshold), "\(type.rawValue): confidence threshold must be 0…1")
         }
+        // The largest lag the frames hold is half a frame, less the rounding margin of `maxLagSamples`.
+        let longest = Double(ChannelAttributor.gccFrameLength / 2 - 2) / Double(AnalysisClock.sampleRate) * speedOfSound
         try check(maxLagSamples < ChannelAttributor.gccFrameLength / 2,
-                  "microphone distance \(microphoneDistance) m is too large for the 32-ms frames (at most 5 m)")
+                  "microphone distance \(microphoneDistance) m is too large for the 32-ms frames (at most "
+                  + String(format: "%.2f", (longest * 100).rounded(.down) / 100) + " m at a speed of sound of \(speedOfSound) m/s)")
     }
 }
 
@@ -175,12 +178,33 @@ extension ChannelSeparationConfig {
     /// `base` with the settings of the JSON object in the file at `path` (any of the config's keys; per event
     /// type: `"perEventType": {"movement": {"timeWeight": 0.4}}`), validated.
     /// - Throws: `ChannelSeparationError` naming the file and the problem.
+    /// A decoding error in a person's words: the setting it is about and what was wrong with it.
+    static func describe(_ error: DecodingError) -> String {
+        func name(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "the settings" : "'" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+        }
+        switch error {
+        case .typeMismatch(let type, let c), .valueNotFound(let type, let c):
+            return "\(name(c.codingPath)) must be \(type == Double.self ? "a number" : type == Bool.self ? "true or false" : type == String.self ? "a string" : "a \(type)")"
+        case .keyNotFound(let key, let c):
+            return "\(name(c.codingPath + [key])) is missing"
+        case .dataCorrupted(let c):
+            return "\(name(c.codingPath)) is not valid (\(c.debugDescription))"
+        @unknown default:
+            return "not valid channel-separation settings"
+        }
+    }
+
     public static func load(path: String, over base: ChannelSeparationConfig) throws -> ChannelSeparationConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ChannelSeparationError("\(path): cannot read the channel-separation settings")
         }
         do {
-            guard let given = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            let parsed: Any
+            do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+                throw ChannelSeparationError("\(path): not valid JSON")
+            }
+            guard let given = parsed as? [String: Any] else {
                 throw ChannelSeparationError("\(path): the channel-separation settings must be a JSON object")
             }
             var merged = try JSONSerialization.jsonObject(with: JSONEncoder().encode(base)) as! [String: Any]
@@ -197,8 +221,12 @@ extension ChannelSeparationConfig {
                     merged[key] = value
                 }
             }
-            let config = try JSONDecoder().decode(ChannelSeparationConfig.self,
-                                                  from: JSONSerialization.data(withJSONObject: merged))
+            let config: ChannelSeparationConfig
+            do {
+                config = try JSONDecoder().decode(ChannelSeparationConfig.self, from: JSONSerialization.data(withJSONObject: merged))
+            } catch let error as DecodingError {
+                throw ChannelSeparationError("\(path): \(Self.describe(error))")
+            }
             try config.validate()
             return config
         } catch let error as ChannelSeparationError {

@@ -55,13 +55,16 @@ final class TwoSleeperCommandTests {
         let bad = temp.path("settings.json")
         for (content, needle) in [("{\"microphoneDistance\": 40}", "microphone distance"),
                                   ("{\"nonsense\": 1}", "unknown channel-separation setting 'nonsense'"),
-                                  ("[1, 2]", "JSON object"), ("{\"perEventType\": {\"sneezing\": {}}}", "sneezing")] {
+                                  ("[1, 2]", "JSON object"), ("{\"perEventType\": {\"sneezing\": {}}}", "sneezing"),
+                                  ("{\"microphoneDistance\": 5, \"speedOfSound\": 300}", "at most 4.76 m"),
+                                  ("{\"microphoneDistance\": \"far\"}", "'microphoneDistance' must be a number"),
+                                  ("{\"microphoneDistance\": ", "not valid JSON")] {
             try Data(content.utf8).write(to: URL(fileURLWithPath: bad))
             let e = try AnalyzeCommandTests.analyze([Self.fixture, "--channel-separation", "bedside",
                                                      "--channel-separation-config", bad])
             #expect(e.status == 64, "\(content): \(e.stderr)")
-            #expect(e.stderr.split(separator: "\n").count == 1 && e.stderr.contains(bad) && e.stderr.contains(needle),
-                    "\(content): \(e.stderr)")
+            #expect(e.stderr.split(separator: "\n").count == 1 && e.stderr.contains(bad) && e.stderr.contains(needle)
+                    && !e.stderr.contains("Domain") && !e.stderr.contains("DecodingError"), "\(content): \(e.stderr)")
         }
         try Data("{\"microphoneDistance\": 1.5, \"perEventType\": {\"talking\": {\"timeWeight\": 0.5}}}".utf8)
             .write(to: URL(fileURLWithPath: bad))
