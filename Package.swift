@@ -118,6 +118,8 @@ let package = Package(
         ]),
         .testTarget(name: "CLITests", dependencies: [
             "sleepcycle", "SleepCycleAudio", "SleepCycleDSP", "SleepCycleFormats", "SleepCycleStore",
+            // Databases that are not stores, and stores damaged on purpose, for the `sessions` commands.
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]
 )

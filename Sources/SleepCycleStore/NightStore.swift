@@ -25,16 +25,20 @@ public final class NightStore: @unchecked Sendable {
         return home + "/.local/share/sleepcycle/nights.sqlite"
     }
 
-    /// Opens (creating it and its folder if needed) the store at `path`.
+    /// Opens (creating it and its folder if needed) the store at `path`. A missing file, an empty one and an
+    /// SQLite database with no tables become a new store; any other database is looked at read-only first and
+    /// refused unchanged unless it is a sleepcycle store this build knows.
     ///
     /// - Parameter maximumBytes: a size limit (rounded to whole pages); writing beyond it fails as a full disk
     ///   does. nil: no limit but the disk's.
     /// - Throws: `StoreError` naming the path: `.unwritable` (a folder that cannot be made or written, a file
-    ///   that is not a database), `.unusable` (damaged, or written by a newer sleepcycle).
+    ///   that is not a database), `.unusable` (damaged, another program's database, or written by a newer
+    ///   sleepcycle).
     public init(path: String, maximumBytes: Int64? = nil) throws(StoreError) {
         self.path = path
         try Self.makeFolder(for: path)
         let existed = FileManager.default.fileExists(atPath: path)
+        _ = try Self.contents(of: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
@@ -57,18 +61,61 @@ public final class NightStore: @unchecked Sendable {
             let oldMask = umask(0o077)
             defer { umask(oldMask) }
             pool = try DatabasePool(path: path, configuration: configuration)
-            let migrator = Self.migrator
-            try pool.write { db in
-                if try migrator.hasBeenSuperseded(db) {
-                    throw StoreError(.unusable, path: path, message: "written by a newer sleepcycle (its schema is "
-                        + "unknown to this build); not changed")
-                }
-            }
-            try migrator.migrate(pool)
+            try Self.migrator.migrate(pool)
         } catch let error as StoreError {
             throw error
         } catch {
             throw Self.storeError(error, path: path, doing: existed ? "opening the store" : "creating the store")
+        }
+    }
+
+    /// Opens the store at `path` only if there is one: nil for a missing file, an empty one or an SQLite database
+    /// with no tables, which are left as they are (for the commands that only read).
+    ///
+    /// - Throws: as `init(path:maximumBytes:)`.
+    public static func existing(path: String, maximumBytes: Int64? = nil) throws(StoreError) -> NightStore? {
+        guard try contents(of: path) == .store else { return nil }
+        return try NightStore(path: path, maximumBytes: maximumBytes)
+    }
+
+    /// What a file holds, as far as the store is concerned.
+    enum Contents { case nothing, store }
+
+    /// Looks at the file at `path` read-only: `.nothing` for a missing or empty file or a database with no tables,
+    /// `.store` for a sleepcycle store this build knows.
+    ///
+    /// - Throws: `.unusable` for another program's database (tables, but no `grdb_migrations` table listing this
+    ///   schema's first migration) and for a store written by a newer sleepcycle (a migration this build does not
+    ///   know); `.unwritable` for a file that is not a database. In every case the file is left as it was.
+    static func contents(of path: String) throws(StoreError) -> Contents {
+        var st = stat()
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0, st.st_size > 0 else { return .nothing }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            return try queue.read { db throws -> Contents in
+                let tables = try String.fetchAll(db, sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    """)
+                guard !tables.isEmpty else { return .nothing }
+                let known = migrator.migrations
+                let applied = tables.contains("grdb_migrations")
+                    ? try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations") : []
+                guard let first = known.first, applied.contains(first) else {
+                    throw StoreError(.unusable, path: path, message: "not a sleepcycle store (it holds other tables); "
+                        + "nothing was changed")
+                }
+                guard applied.isSubset(of: known) else {
+                    throw StoreError(.unusable, path: path, message: "written by a newer sleepcycle (its schema is "
+                        + "unknown to this build); not changed")
+                }
+                return .store
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw storeError(error, path: path, doing: "opening the store")
         }
     }
 

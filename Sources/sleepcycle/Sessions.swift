@@ -27,14 +27,16 @@ struct StoreOptions: ParsableArguments {
         return try NightStore(path: path, maximumBytes: cap)
     }
 
-    /// The store, or nil when there is none yet (nothing has been recorded).
+    /// The store, or nil when there is none yet (nothing has been recorded): a missing file, an empty one or a
+    /// database with no tables, all left as they are. Another program's database is refused unchanged.
     func existing() throws -> NightStore? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         guard !isDirectory.boolValue else {
             throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
         }
-        return try open()
+        let cap = ProcessInfo.processInfo.environment["SLEEPCYCLE_STORE_MAX_BYTES"].flatMap(Int64.init)
+        return try NightStore.existing(path: path, maximumBytes: cap)
     }
 
     /// The night `id` names (a session id or a unique prefix of one).

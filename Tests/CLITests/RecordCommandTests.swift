@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SleepCycleAudio
 import SleepCycleFormats
 import SleepCycleStore
@@ -428,6 +429,40 @@ import Testing
         #expect(pruned.status == 0 && pruned.stdout.split(separator: "\n").count == 1)
         #expect(try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"]).stdout == "[]\n")
         #expect(try BuiltBinary.run(["sessions", "list", "--store", temp.path("none.sqlite")]).stdout == "no nights stored\n")
+    }
+
+    /// Another program's database given as the store is refused by every command (exit 65) and left byte for
+    /// byte as it was, even one with a table named `night`. For the commands that only read, a missing path and an
+    /// empty file hold no nights and stay as they are; a recorder makes its store in the empty file.
+    @Test func filesThatAreNotStoresAreLeftAlone() throws {
+        for (name, sql) in [("bookmarks.sqlite", "CREATE TABLE bookmarks(u)"), ("own-night.sqlite", "CREATE TABLE night(u)")] {
+            let path = storePath(name)
+            try DatabaseQueue(path: path).write { try $0.execute(sql: sql) }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            for command in [["sessions", "list"], ["sessions", "report", "--format", "csv"], ["sessions", "show", "0"],
+                            ["sessions", "prune", "--older-than", "1d"], ["record"] + Self.rawArgs + ["--duration", "5s"]] {
+                let r = try BuiltBinary.run(command + ["--store", path], stdin: command[0] == "record" ? try Self.rawNight() : nil)
+                #expect(r.status == 65, "\(command) \(r.status) \(r.stderr)")
+                #expect(r.stderr == "\(path): not a sleepcycle store (it holds other tables); nothing was changed\n", "\(command)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(name) changed")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix(name) } == [name])
+        }
+        let empty = storePath("empty.sqlite"), missing = storePath("missing.sqlite")
+        FileManager.default.createFile(atPath: empty, contents: nil)
+        for path in [empty, missing] {
+            let list = try BuiltBinary.run(["sessions", "list", "--store", path])
+            #expect(list.status == 0 && list.stdout == "no nights stored\n", "\(list.stderr)")
+            let report = try BuiltBinary.run(["sessions", "report", "--format", "csv", "--store", path])
+            #expect(report.status == 0 && report.stdout.split(separator: "\n").count == 1, "\(report.stderr)")
+            let show = try BuiltBinary.run(["sessions", "show", "0", "--store", path])
+            #expect(show.status == 66 && show.stderr.contains("no store here yet"), "\(show.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", empty, "--duration", "5s"], stdin: try Self.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try NightStore(path: empty).nights().count == 1)
     }
 
     @Test func anAlarmCommandRunsOnceWithTheRuleAndTime() throws {

@@ -147,6 +147,52 @@ import Testing
         }
     }
 
+    /// Another program's SQLite database is looked at read-only and refused: not a table, not a byte, not its
+    /// journal mode changes — even when it has a table named `night`.
+    @Test func anotherProgramsDatabaseIsRefusedUnchanged() throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for (name, sql) in [("bookmarks.sqlite", "CREATE TABLE bookmarks(u)"),
+                            ("own-night.sqlite", "CREATE TABLE night(id, startTime)"),
+                            ("other-grdb.sqlite", "CREATE TABLE grdb_migrations(identifier TEXT); "
+                                + "INSERT INTO grdb_migrations VALUES ('v1: their schema'); CREATE TABLE t(x)")] {
+            let path = dir.appendingPathComponent(name).path
+            try DatabaseQueue(path: path).write { try $0.execute(sql: sql) }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            func refused(_ open: () throws -> Void) {
+                do { try open(); Issue.record("\(name) was opened as a store") } catch {
+                    #expect((error as? StoreError)?.kind == .unusable, "\(error)")
+                    #expect("\(error)" == "\(path): not a sleepcycle store (it holds other tables); nothing was changed")
+                }
+            }
+            refused { _ = try NightStore(path: path) }
+            refused { _ = try NightStore.existing(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(name) changed")
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal") && !FileManager.default.fileExists(atPath: path + "-shm"))
+        }
+    }
+
+    /// The commands that only read open a store only where there is one: a missing path, an empty file and a
+    /// database with no tables stay as they are. A recorder makes its store in any of them.
+    @Test func onlyAnExistingStoreIsOpenedForReading() throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let missing = dir.appendingPathComponent("missing.sqlite").path
+        let empty = dir.appendingPathComponent("empty.sqlite").path
+        let noTables = dir.appendingPathComponent("no-tables.sqlite").path
+        FileManager.default.createFile(atPath: empty, contents: nil)
+        try DatabaseQueue(path: noTables).write { try $0.execute(sql: "CREATE TABLE t(x); DROP TABLE t") }
+        let noTablesBytes = try Data(contentsOf: URL(fileURLWithPath: noTables))
+        #expect(try NightStore.existing(path: missing) == nil && !FileManager.default.fileExists(atPath: missing))
+        #expect(try NightStore.existing(path: empty) == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+        #expect(try NightStore.existing(path: noTables) == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: noTables)) == noTablesBytes)
+        for path in [missing, empty, noTables] {
+            try NightStore(path: path).beginNight(id: UUID(), startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8),
+                                                  header: Data())
+            #expect(try NightStore.existing(path: path)?.nights().count == 1)
+        }
+    }
+
     @Test func defaultPathFollowsTheEnvironment() {
         #expect(NightStore.defaultPath(environment: ["SLEEPCYCLE_STORE": "/x/s.sqlite"]) == "/x/s.sqlite")
         #expect(NightStore.defaultPath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/sleepcycle/nights.sqlite")
