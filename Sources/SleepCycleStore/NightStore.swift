@@ -230,20 +230,38 @@ public final class NightStore: @unchecked Sendable {
 
     // MARK: - Reading (never blocks a recorder)
 
-    /// Every night, oldest first.
+    /// Every night that can be read, oldest first (`listing()` also names those that cannot).
     public func nights() throws(StoreError) -> [StoredNight] {
+        try listing().nights
+    }
+
+    /// Every night, oldest first, and the rows that cannot be read as nights (`DamagedNight`).
+    public func listing() throws(StoreError) -> NightListing {
         let recordingNight = RecorderLock.recordingNight(storePath: path)
         return try read("listing the nights") { db in
-            try Row.fetchAll(db, sql: """
+            var listing = NightListing(nights: [], damaged: [])
+            for row in try Row.fetchAll(db, sql: """
                 SELECT id, startTime, endTime, utcOffsetSeconds, state, source, statistics, header FROM night
                 ORDER BY startTime, id
-                """).compactMap { Self.night($0, recordingNight: recordingNight) }
+                """) {
+                switch Self.night(row, recordingNight: recordingNight) {
+                case .night(let night): listing.nights.append(night)
+                case .damaged(let damage): listing.damaged.append(damage)
+                }
+            }
+            return listing
         }
     }
 
-    /// One night, by id.
+    /// One night, by id; nil when there is none.
+    ///
+    /// - Throws: `.damaged` when its row cannot be read as a night.
     public func night(_ id: UUID) throws(StoreError) -> StoredNight? {
-        try nights().first { $0.id == id }
+        let listing = try listing()
+        if let damaged = listing.damaged.first(where: { UUID(uuidString: $0.id) == id }) {
+            throw StoreError(damaged: damaged, path: path)
+        }
+        return listing.nights.first { $0.id == id }
     }
 
     /// The most recent interrupted night, if any.
@@ -252,19 +270,34 @@ public final class NightStore: @unchecked Sendable {
     }
 
     /// A complete night's result (JSON).
+    ///
+    /// - Throws: `.damaged` when the stored value is not text or bytes.
     public func result(of id: UUID) throws(StoreError) -> Data? {
-        try read("reading a result") { db in
-            try Data.fetchOne(db, sql: "SELECT result FROM night WHERE id = ?", arguments: [id.uuidString])
+        let value = try read("reading a result") { db in
+            try DatabaseValue.fetchOne(db, sql: "SELECT result FROM night WHERE id = ?", arguments: [id.uuidString])
         }
+        guard let value, !value.isNull else { return nil }
+        guard let data = Data.fromDatabaseValue(value) else {
+            throw StoreError(damaged: DamagedNight(id: id.uuidString, problem: "its result is not JSON"), path: path)
+        }
+        return data
     }
 
     /// A night's journal, in order.
+    ///
+    /// - Throws: `.damaged` when a chunk's columns are not of their types.
     public func journal(of id: UUID) throws(StoreError) -> [JournalChunk] {
-        try read("reading a journal") { db in
+        let rows = try read("reading a journal") { db in
             try Row.fetchAll(db, sql: "SELECT sequence, position, records FROM journal WHERE nightId = ? ORDER BY sequence",
-                             arguments: [id.uuidString]).map {
-                JournalChunk(sequence: $0["sequence"], position: $0["position"], records: $0["records"])
+                             arguments: [id.uuidString])
+        }
+        return try rows.map { row throws(StoreError) in
+            guard let sequence = Int64.fromDatabaseValue(row["sequence"]),
+                  let position = Int64.fromDatabaseValue(row["position"]),
+                  let records = Data.fromDatabaseValue(row["records"]) else {
+                throw StoreError(damaged: DamagedNight(id: id.uuidString, problem: "its journal cannot be read"), path: path)
             }
+            return JournalChunk(sequence: sequence, position: position, records: records)
         }
     }
 
@@ -359,13 +392,53 @@ public final class NightStore: @unchecked Sendable {
 
     // MARK: - Helpers
 
-    private static func night(_ row: Row, recordingNight: UUID?) -> StoredNight? {
-        guard let idText: String = row["id"], let id = UUID(uuidString: idText) else { return nil }
-        let stored: String = row["state"]
+    /// A row of `night` as a night, or what is wrong with it. Each column is converted without trapping (GRDB's
+    /// subscripts stop the process on a value of the wrong type) and checked against what the commands assume:
+    /// finite times in `StoredNight.timeRange`, an end not before the start and at most `StoredNight.longestSpan`
+    /// after it, an offset within ±18 h, and `source` and `statistics` JSON objects (`sessions list --format json`
+    /// prints them as they are).
+    private static func night(_ row: Row, recordingNight: UUID?) -> ReadRow {
+        let idValue: DatabaseValue = row["id"]
+        let idText = String.fromDatabaseValue(idValue) ?? idValue.description
+        func damaged(_ problem: String) -> ReadRow { .damaged(DamagedNight(id: idText, problem: problem)) }
+        guard let id = UUID(uuidString: idText) else { return damaged("its id is not a session id") }
+        guard let start = Double.fromDatabaseValue(row["startTime"]), let end = Double.fromDatabaseValue(row["endTime"])
+        else { return damaged("its start or end time is not a number") }
+        guard StoredNight.timeRange.contains(start), StoredNight.timeRange.contains(end) else {
+            return damaged("its start or end time is out of range")
+        }
+        guard end >= start else { return damaged("it ends before it starts") }
+        guard end - start <= StoredNight.longestSpan else {
+            return damaged("it lasts more than \(Int(StoredNight.longestSpan / 86_400)) days")
+        }
+        guard let offset = Int.fromDatabaseValue(row["utcOffsetSeconds"]), abs(offset) <= ISO8601Time.maxOffsetSeconds
+        else { return damaged("its UTC offset is out of range") }
+        let stored = String.fromDatabaseValue(row["state"])
+        guard let stored, stored == "complete" || stored == "recording" else { return damaged("its state is unknown") }
+        guard let source = Data.fromDatabaseValue(row["source"]), isJSONObject(source) else {
+            return damaged("its source is not a JSON object")
+        }
+        let statisticsValue: DatabaseValue = row["statistics"]
+        let statistics = Data.fromDatabaseValue(statisticsValue)
+        guard statisticsValue.isNull || statistics.map(isJSONObject) == true else {
+            return damaged("its statistics are not a JSON object")
+        }
+        guard let header = Data.fromDatabaseValue(row["header"]) else { return damaged("it has no resume header") }
         let state: StoredNight.State = stored == "complete" ? .complete : id == recordingNight ? .recording : .interrupted
-        return StoredNight(id: id, startTime: Date(timeIntervalSince1970: row["startTime"]),
-                           endTime: Date(timeIntervalSince1970: row["endTime"]), utcOffsetSeconds: row["utcOffsetSeconds"],
-                           state: state, source: row["source"], statistics: row["statistics"], header: row["header"])
+        return .night(StoredNight(id: id, startTime: Date(timeIntervalSince1970: start),
+                                  endTime: Date(timeIntervalSince1970: end), utcOffsetSeconds: offset, state: state,
+                                  source: source, statistics: statistics, header: header))
+    }
+
+    private enum ReadRow {
+        case night(StoredNight)
+        case damaged(DamagedNight)
+    }
+
+    /// A JSON object in UTF-8 (`sessions list --format json` copies the bytes into its UTF-8 output).
+    private static func isJSONObject(_ data: Data) -> Bool {
+        data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
+            && (try? JSONSerialization.jsonObject(with: data)) is [String: Any]
     }
 
     private func write<T>(_ doing: String, _ body: (Database) throws -> T) throws(StoreError) -> T {

@@ -9,8 +9,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case full
         /// Another recorder holds the store.
         case busy
-        /// The database is damaged or of a newer schema than this build knows.
+        /// The database is damaged, another program's, or of a newer schema than this build knows.
         case unusable
+        /// One night's stored data cannot be read (changed outside sleepcycle); the other nights can be.
+        case damaged
         /// Anything else SQLite reports (an I/O error).
         case failed
     }
@@ -24,4 +26,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(MessageText.path(path)): \(message)" }
+}
+
+extension StoreError {
+    /// One night of the store cannot be read (`.damaged`): `<path>: night <id> is damaged (<problem>)`.
+    public init(damaged night: DamagedNight, path: String) {
+        self.init(.damaged, path: path, message: "night \(MessageText.field(night.id)) is damaged (\(night.problem))")
+    }
 }

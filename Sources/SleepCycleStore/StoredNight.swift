@@ -40,3 +40,32 @@ public struct JournalChunk: Sendable, Hashable {
         self.sequence = sequence; self.position = position; self.records = records; self.clipFiles = clipFiles
     }
 }
+
+extension StoredNight {
+    /// The longest span a stored night can have, from its start to its end. A night is at most 48 hours of audio
+    /// (`record --duration`), but a late `record --resume` adds the hole before it; a month allows for any of
+    /// that. A longer span is a damaged time, and would size the per-epoch table (a row per 30 s) and the charts by
+    /// it: 1900 to 2026 is 133 million rows.
+    public static let longestSpan: TimeInterval = 31 * 86_400
+
+    /// The times a night can have (seconds since 1970): years 0000 to 9999, what the JSON's ISO 8601 times hold.
+    public static let timeRange: ClosedRange<Double> = -62_167_219_200 ... 253_402_300_799.999
+}
+
+/// A row of the store's `night` table that cannot be read as a night (changed outside sleepcycle, or damaged):
+/// `sessions list` and `report` skip it with a warning, `sessions show` refuses it, `sessions delete` removes it.
+public struct DamagedNight: Sendable, Hashable {
+    /// Its id as stored (a session id unless the id itself is damaged).
+    public var id: String
+    /// What is wrong, e.g. `it ends before it starts`.
+    public var problem: String
+
+    public init(id: String, problem: String) { self.id = id; self.problem = problem }
+}
+
+/// The store's nights: those that can be read, and those that cannot.
+public struct NightListing: Sendable, Hashable {
+    /// Oldest first.
+    public var nights: [StoredNight]
+    public var damaged: [DamagedNight]
+}

@@ -39,19 +39,40 @@ struct StoreOptions: ParsableArguments {
         return try NightStore.existing(path: path, maximumBytes: cap)
     }
 
-    /// The night `id` names (a session id or a unique prefix of one).
-    func night(_ id: String) throws -> (NightStore, StoredNight) {
+    /// A night a command names: one that can be read, or a damaged one (`sessions delete` can remove it).
+    enum NamedNight {
+        case night(StoredNight)
+        case damaged(DamagedNight)
+    }
+
+    /// The night `id` names (a session id or a unique prefix of one), damaged or not.
+    func named(_ id: String) throws -> (NightStore, NamedNight) {
         guard let store = try existing() else {
             throw CLIError(.noInput, "\(MessageText.path(path)): no store here yet (nothing has been recorded)")
         }
         let wanted = id.uppercased()
-        let matches = try store.nights().filter { $0.id.uuidString.hasPrefix(wanted) }
+        let listing = try store.listing()
+        let matches = listing.nights.filter { $0.id.uuidString.hasPrefix(wanted) }.map(NamedNight.night)
+            + listing.damaged.filter { $0.id.uppercased().hasPrefix(wanted) }.map(NamedNight.damaged)
         guard !wanted.isEmpty, matches.count == 1, let night = matches.first else {
             throw CLIError(.usage, matches.isEmpty ? "no night \(MessageText.field(id)) in \(MessageText.path(path))"
                 : "'\(MessageText.field(id))' names \(matches.count) nights; give more of the id")
         }
         return (store, night)
     }
+
+    /// The night `id` names (a session id or a unique prefix of one); a damaged one is a one-line error (exit 65).
+    func night(_ id: String) throws -> (NightStore, StoredNight) {
+        switch try named(id) {
+        case (let store, .night(let night)): return (store, night)
+        case (let store, .damaged(let damaged)): throw StoreError(damaged: damaged, path: store.path)
+        }
+    }
+}
+
+/// The warning for a night a command leaves out because it is damaged: `<store>: night <id> is damaged (…); skipped`.
+private func warnSkipped(_ error: StoreError) {
+    Diagnostics.log.warning("\(error.description); skipped")
 }
 
 extension Sessions {
@@ -64,7 +85,12 @@ extension Sessions {
 
         func run() throws {
             diagnostics.bootstrap()
-            let nights = try storeOptions.existing()?.nights() ?? []
+            var nights: [StoredNight] = []
+            if let store = try storeOptions.existing() {
+                let listing = try store.listing()
+                for damaged in listing.damaged { warnSkipped(StoreError(damaged: damaged, path: store.path)) }
+                nights = listing.nights
+            }
             let text: String
             switch format {
             case .json: text = SessionsFormat.json(nights)
@@ -153,12 +179,20 @@ extension Sessions {
             let destination = try OutputTarget.resolve(output, inputs: OutputTarget.databaseFiles(storeOptions.path))
             var trends: [NightTrend] = []
             if let store = try storeOptions.existing() {
-                var nights = try store.nights().sorted { $0.startTime < $1.startTime }
+                let listing = try store.listing()
+                for damaged in listing.damaged { warnSkipped(StoreError(damaged: damaged, path: store.path)) }
+                var nights = listing.nights.sorted { $0.startTime < $1.startTime }
                 if let last { nights = Array(nights.suffix(last)) }
-                trends = try nights.map { night in
-                    switch try store.nightResult(of: night) {
-                    case .one(let r): NightTrend(night: night, result: r)
-                    case .two(let r): NightTrend(night: night, result: r.session(.primary))
+                // A night whose result cannot be read is left out; the others are reported.
+                trends = try nights.compactMap { night -> NightTrend? in
+                    do {
+                        switch try store.nightResult(of: night) {
+                        case .one(let r): return NightTrend(night: night, result: r)
+                        case .two(let r): return NightTrend(night: night, result: r.session(.primary))
+                        }
+                    } catch let error as StoreError where error.kind == .damaged {
+                        warnSkipped(error)
+                        return nil
                     }
                 }
             }
@@ -174,9 +208,17 @@ extension Sessions {
 
         func run() throws {
             diagnostics.bootstrap()
-            let (store, night) = try storeOptions.night(id)
-            try store.delete(night.id)
-            Diagnostics.log.info("deleted night \(night.id.uuidString)")
+            let (store, named) = try storeOptions.named(id)
+            let night: UUID
+            switch named {
+            case .night(let stored): night = stored.id
+            case .damaged(let damaged):
+                // A damaged night goes too, unless its id itself is damaged (no night can be named by it).
+                guard let id = UUID(uuidString: damaged.id) else { throw StoreError(damaged: damaged, path: store.path) }
+                night = id
+            }
+            try store.delete(night)
+            Diagnostics.log.info("deleted night \(night.uuidString)")
         }
     }
 
@@ -239,7 +281,9 @@ enum SessionsFormat {
         for n in nights {
             let local = ISO8601Time.LocalParts(date: n.startTime, utcOffsetSeconds: n.utcOffsetSeconds)
             let length = Int(n.endTime.timeIntervalSince(n.startTime))
-            let asleep = (statistics(n)["totalSleepDuration"] as? NSNumber).map { hm(Int($0.doubleValue)) } ?? "–"
+            // The statistics are the stored JSON: a number out of any night's range is shown as none.
+            let asleep = (statistics(n)["totalSleepDuration"] as? NSNumber).map(\.doubleValue)
+                .flatMap { (0...StoredNight.longestSpan).contains($0) ? hm(Int($0)) : nil } ?? "–"
             out += n.id.uuidString + "  " + local.dateString + " " + local.clock().prefix(5) + "  "
                 + hm(length).padding(toLength: 10, withPad: " ", startingAt: 0) + "  "
                 + n.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + "  " + asleep + "\n"

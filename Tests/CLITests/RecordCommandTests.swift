@@ -465,6 +465,79 @@ import Testing
         #expect(try NightStore(path: empty).nights().count == 1)
     }
 
+    /// Nights changed outside sleepcycle never crash a command: each is one line naming the store and the night.
+    /// `sessions list` and `report` warn and go on with the other nights; `show`, `export` and `record --resume`
+    /// refuse it (65); `delete` removes it.
+    @Test func damagedNightsAreSkippedOrRefused() throws {
+        let store = storePath()
+        let recorded = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--duration", "30s"],
+                                           stdin: try Self.rawNight())
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let good = try #require(try NightStore(path: store).nights().first?.id.uuidString)
+        let ids = (0..<6).map { _ in UUID().uuidString }
+        try DatabaseQueue(path: store).write { db in
+            for id in ids {
+                try db.execute(sql: "INSERT INTO night SELECT ?, startTime, endTime, utcOffsetSeconds, state, source, statistics, "
+                               + "header, result, updatedAt FROM night WHERE id = ?", arguments: [id, good])
+            }
+            // Times no night has (`sessions list` trapped converting the length to Int).
+            try db.execute(sql: "UPDATE night SET startTime = 1e308, endTime = -1e308 WHERE id = ?", arguments: [ids[0]])
+            // A result starting in 1900 (the per-epoch table of `show --format csv` was sized by the 126 years).
+            let result = try #require(try Data.fetchOne(db, sql: "SELECT result FROM night WHERE id = ?", arguments: [ids[1]]))
+            var json = try #require(try JSONSerialization.jsonObject(with: result) as? [String: Any])
+            json["startTime"] = "1900-01-01T00:00:00Z"
+            try db.execute(sql: "UPDATE night SET result = ? WHERE id = ?",
+                           arguments: [try JSONSerialization.data(withJSONObject: json), ids[1]])
+            // A result that is not JSON (an internal error, exit 70, that stopped the whole report).
+            try db.execute(sql: "UPDATE night SET result = X'00FFFE' WHERE id = ?", arguments: [ids[2]])
+            // A sleep time no Int holds, in the statistics the text list shows (it trapped).
+            try db.execute(sql: "UPDATE night SET statistics = '{\"totalSleepDuration\": 1e300}' WHERE id = ?", arguments: [ids[3]])
+            // An interrupted night whose resume header is not JSON.
+            try db.execute(sql: "UPDATE night SET state = 'recording', result = NULL, header = X'00' WHERE id = ?",
+                           arguments: [ids[4]])
+            // An interrupted night whose header has a frame length no pipeline takes (an internal error, exit 70).
+            let header = try #require(try Data.fetchOne(db, sql: "SELECT header FROM night WHERE id = ?", arguments: [ids[5]]))
+            var settings = try #require(try JSONSerialization.jsonObject(with: header) as? [String: Any])
+            settings["frameLength"] = 0
+            try db.execute(sql: "UPDATE night SET state = 'recording', result = NULL, header = ? WHERE id = ?",
+                           arguments: [try JSONSerialization.data(withJSONObject: settings), ids[5]])
+        }
+        func damaged(_ id: String, _ problem: String) -> String { "\(store): night \(id) is damaged (\(problem)" }
+
+        let list = try BuiltBinary.run(["sessions", "list", "--store", store])
+        #expect(list.status == 0 && list.stderr == "warning: " + damaged(ids[0], "its start or end time is out of range")
+                + "); skipped\n", "\(list.status) \(list.stderr)")
+        let lines = list.stdout.split(separator: "\n")
+        #expect(lines.count == 7 && !list.stdout.contains(ids[0]), "\(list.stdout)")
+        #expect(lines.first { $0.hasPrefix(ids[3]) }?.hasSuffix("complete     –") == true, "\(list.stdout)")
+        let json = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+        #expect(try (JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.count == 6)
+
+        for (id, problem) in [(ids[0], "its start or end time is out of range"), (ids[1], "its result lasts more than 31 days"),
+                              (ids[2], "its result cannot be read"), (ids[4], "its resume header cannot be read"),
+                              (ids[5], "its resume header's settings are invalid: frame length must be")] {
+            for command in ["show", "export"] {
+                let r = try BuiltBinary.run(["sessions", command, id, "--store", store, "--format", "csv"])
+                #expect(r.status == 65 && r.stderr.hasPrefix(damaged(id, problem)), "\(command) \(r.status) \(r.stderr)")
+                #expect(r.stderr.split(separator: "\n").count == 1 && r.stdout.isEmpty)
+            }
+        }
+        let resume = try BuiltBinary.run(["record", "--resume", ids[4]] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
+        #expect(resume.status == 65 && resume.stderr.hasPrefix(damaged(ids[4], "its resume header cannot be read")),
+                "\(resume.status) \(resume.stderr)")
+
+        let report = try BuiltBinary.run(["sessions", "report", "--format", "csv", "--store", store])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.split(separator: "\n").dropFirst().map { String($0.prefix(36)) }.sorted() == [good, ids[3]].sorted())
+        let warnings = report.stderr.split(separator: "\n")
+        #expect(warnings.count == 5 && warnings.allSatisfy { $0.hasPrefix("warning: \(store): night ") && $0.hasSuffix("; skipped") },
+                "\(report.stderr)")
+
+        #expect(try BuiltBinary.run(["sessions", "delete", ids[0], "--store", store]).status == 0)
+        let after = try BuiltBinary.run(["sessions", "list", "--store", store])
+        #expect(after.status == 0 && after.stderr.isEmpty && after.stdout.split(separator: "\n").count == 7, "\(after.stderr)")
+    }
+
     @Test func anAlarmCommandRunsOnceWithTheRuleAndTime() throws {
         let marker = temp.path("alarm.txt")
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + [

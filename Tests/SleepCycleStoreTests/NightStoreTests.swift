@@ -193,6 +193,61 @@ import Testing
         }
     }
 
+    /// Rows changed outside sleepcycle are set apart as damaged, each with what is wrong, instead of stopping the
+    /// process (GRDB's subscripts trap on a value of the wrong type) or giving times the reports cannot handle.
+    @Test func damagedRowsAreSetApart() throws {
+        let s = try store()
+        var ids: [UUID] = []
+        for _ in 0..<8 {
+            let id = UUID()
+            ids.append(id)
+            try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 3600, source: Data("{}".utf8), header: Data("h".utf8))
+            try s.completeNight(id: id, endTime: start.addingTimeInterval(60), source: Data("{}".utf8),
+                                statistics: Data("{}".utf8), result: Data("{}".utf8))
+        }
+        let edits = ["startTime = 1e308, endTime = -1e308", "startTime = 'late'", "endTime = startTime - 1",
+                     "endTime = startTime + 32 * 86400", "utcOffsetSeconds = 1e12", "source = X'00FFFE'",
+                     "statistics = '[1]'"]
+        let queue = try DatabaseQueue(path: s.path)
+        try queue.write { db in
+            for (id, edit) in zip(ids, edits) {
+                try db.execute(sql: "UPDATE night SET \(edit) WHERE id = ?", arguments: [id.uuidString])
+            }
+            try db.execute(sql: "INSERT INTO night SELECT 'not-a-uuid', startTime, endTime, utcOffsetSeconds, state, source, "
+                + "statistics, header, result, updatedAt FROM night WHERE id = ?", arguments: [ids[7].uuidString])
+        }
+        let listing = try s.listing()
+        #expect(listing.nights.map(\.id) == [ids[7]])
+        #expect(Dictionary(uniqueKeysWithValues: listing.damaged.map { ($0.id, $0.problem) }) == [
+            ids[0].uuidString: "its start or end time is out of range",
+            ids[1].uuidString: "its start or end time is not a number",
+            ids[2].uuidString: "it ends before it starts",
+            ids[3].uuidString: "it lasts more than 31 days",
+            ids[4].uuidString: "its UTC offset is out of range",
+            ids[5].uuidString: "its source is not a JSON object",
+            ids[6].uuidString: "its statistics are not a JSON object",
+            "not-a-uuid": "its id is not a session id",
+        ])
+        #expect(try s.nights().map(\.id) == [ids[7]])
+        do { _ = try s.night(ids[0]); Issue.record("a damaged night was read") } catch {
+            #expect(error.kind == .damaged)
+            #expect(error.description == "\(s.path): night \(ids[0].uuidString) is damaged (its start or end time is out of range)")
+        }
+        // A result or a journal chunk of the wrong type is damage too, not a crash or an I/O failure.
+        try queue.write { db in
+            try db.execute(sql: "UPDATE night SET result = 42 WHERE id = ?", arguments: [ids[7].uuidString])
+            try db.execute(sql: "INSERT INTO journal VALUES (?, 0, 'far', X'5B5D')", arguments: [ids[7].uuidString])
+        }
+        #expect(throws: StoreError(damaged: DamagedNight(id: ids[7].uuidString, problem: "its result is not JSON"), path: s.path)) {
+            try s.result(of: ids[7])
+        }
+        #expect(throws: StoreError(damaged: DamagedNight(id: ids[7].uuidString, problem: "its journal cannot be read"),
+                                   path: s.path)) { try s.journal(of: ids[7]) }
+        // A damaged night can still be deleted.
+        #expect(try s.delete(ids[0]))
+        #expect(try s.listing().damaged.count == 7)
+    }
+
     @Test func defaultPathFollowsTheEnvironment() {
         #expect(NightStore.defaultPath(environment: ["SLEEPCYCLE_STORE": "/x/s.sqlite"]) == "/x/s.sqlite")
         #expect(NightStore.defaultPath(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/sleepcycle/nights.sqlite")

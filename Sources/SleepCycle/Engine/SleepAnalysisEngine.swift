@@ -185,21 +185,18 @@ public actor SleepAnalysisEngine {
             throw SleepAnalysisEngineError.unsupportedConfiguration(requested.map {
                 "night \($0.uuidString) is not an interrupted night of this store" } ?? "no interrupted night to resume")
         }
-        let header = try JSONDecoder().decode(NightHeader.self, from: stored.header)
+        let header = try store.header(of: stored)
         let format = source.format
         guard max(1, format.analysisChannelCount) == header.analysisChannels else {
             throw SleepAnalysisEngineError.unsupportedConfiguration("the night was recorded with "
                 + "\(header.analysisChannels) channel(s); the new input has \(format.analysisChannelCount)")
         }
-        let chunks = try store.journal(of: stored.id)
-        let decoder = JSONDecoder()
         if header.wearableEncrypted == true && options.wearableKey == nil {
             throw SleepAnalysisEngineError.unsupportedConfiguration("night \(stored.id.uuidString)'s wearable readings "
                 + "are encrypted: resuming it needs their key (--wearable-key)")
         }
-        let records = try WearableSealing.open(try chunks.flatMap { try decoder.decode([JournalRecord].self, from: $0.records) },
-                                               key: options.wearableKey).records
-        let replay = NightReplay(records: records, position: chunks.last?.position ?? 0)
+        let (replay, _, lastSequence) = try store.journalReplay(of: stored, key: options.wearableKey)
+        let records = replay.records
         // The gap is analysed as missing input, block by block: a date days later is another night, not this one.
         let gapSeconds = date.timeIntervalSince(header.start) - AnalysisClock.seconds(replay.position)
         guard gapSeconds <= Self.longestResumeGapSeconds else {
@@ -220,7 +217,7 @@ public actor SleepAnalysisEngine {
                                             listeners: eventListeners, observers: observers, resuming: replay)
         try store.reopenNight(id: stored.id, header: stored.header)
         attachJournal(to: pipeline, night: stored.id, start: header.start, from: replay.position,
-                      nextSequence: (chunks.last?.sequence ?? -1) + 1)
+                      nextSequence: (lastSequence ?? -1) + 1)
         let offset = max(replay.position, AnalysisClock.samples(seconds: date.timeIntervalSince(header.start)))
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
                                    utcOffsetSeconds: header.utcOffsetSeconds, offset: offset)

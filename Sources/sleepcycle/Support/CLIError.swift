@@ -67,7 +67,7 @@ struct CLIError: Error, CustomStringConvertible {
             switch e.kind {
             case .unwritable: return CLIError(.cannotCreate, e.description)
             case .busy: return CLIError(.busy, e.description)
-            case .unusable: return CLIError(.badInput, e.description)
+            case .unusable, .damaged: return CLIError(.badInput, e.description)
             case .full, .failed: return CLIError(.ioError, e.description)
             }
         case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
