@@ -380,7 +380,7 @@ import Testing
     @Test func aFullStoreKeepsTheNightInMemory() throws {
         let store = storePath()
         let p = Process()
-        p.executableURL = try #require(BuiltBinary.url)
+        p.executableURL = BuiltBinary.url
         p.arguments = ["record"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", Self.start]
         p.environment = ProcessInfo.processInfo.environment.merging(["SLEEPCYCLE_STORE_MAX_BYTES": "65536"]) { $1 }
         let input = Pipe(), output = Pipe(), errors = Pipe()
@@ -449,7 +449,7 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix(name) } == [name])
         }
         let empty = storePath("empty.sqlite"), missing = storePath("missing.sqlite")
-        FileManager.default.createFile(atPath: empty, contents: nil)
+        _ = FileManager.default.createFile(atPath: empty, contents: nil)
         for path in [empty, missing] {
             let list = try BuiltBinary.run(["sessions", "list", "--store", path])
             #expect(list.status == 0 && list.stdout == "no nights stored\n", "\(list.stderr)")
