@@ -115,7 +115,6 @@ struct Record: AsyncParsableCommand {
         let resuming = try resume ? interruptedNight(in: store) : nil
         let settings = inputSettings(resuming: resuming)
         let startTime = start ?? ISO8601Time(date: Date(), utcOffsetSeconds: TimeZone.current.secondsFromGMT())
-        if let resuming { try Self.checkResumeTime(startTime, night: resuming) }
         var options = PipelineOptions()
         if let alarm {
             options.alarm = .init(time: alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds),
@@ -158,6 +157,7 @@ struct Record: AsyncParsableCommand {
             id = try await engine.resumeAnalysis(night: resuming.id, at: startTime.date, using: source,
                                                  eventListeners: [status.listener])
             Diagnostics.log.info("resumed night \(id.uuidString)")
+            Self.warnIfBefore(startTime, night: resuming)
         } else {
             id = try await engine.startAnalysis(
                 config: SleepAnalysisConfig(sessionId: nil, utcOffsetSeconds: startTime.utcOffsetSeconds,
@@ -205,19 +205,13 @@ struct Record: AsyncParsableCommand {
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }
 
-    /// Refuses a --start too long after the interrupted night's last audio, and warns when it lies before it (the
-    /// new audio then continues at the journal's end, not at --start).
-    static func checkResumeTime(_ start: ISO8601Time, night: StoredNight) throws {
-        let gap = start.date.timeIntervalSince(night.endTime)
+    /// Warns when --start lies before the resumed night's last audio: the new audio continues at the journal's end,
+    /// not at --start. (A --start more than 48 h after it is refused by the engine.)
+    static func warnIfBefore(_ start: ISO8601Time, night: StoredNight) {
+        guard start.date.timeIntervalSince(night.endTime) < -0.5 else { return }
         let end = ISO8601Time(date: night.endTime, utcOffsetSeconds: start.utcOffsetSeconds).description
-        if gap > SleepAnalysisEngine.longestResumeGapSeconds {
-            throw CLIError(.usage, "--start \(start.description) is \(Int((gap / 3600).rounded())) h after night "
-                + "\(night.id.uuidString)'s last audio (\(end)); a night resumes at most 48 h later: record a new night")
-        }
-        if gap < -0.5 {
-            let id = night.id.uuidString
-            Diagnostics.log.warning("--start \(start.description) is before night \(id)'s last audio (\(end)): the new audio continues from there")
-        }
+        let id = night.id.uuidString
+        Diagnostics.log.warning("--start \(start.description) is before night \(id)'s last audio (\(end)): the new audio continues from there")
     }
 
     /// The night --resume continues: the one named, else the most recent interrupted one.
