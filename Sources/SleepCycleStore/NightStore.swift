@@ -365,9 +365,12 @@ public final class NightStore: @unchecked Sendable {
     /// night's session id and made by the recorder — files named as clips are (`00042-snoring.flac[.enc]`, or a
     /// clip's temporary `.clip-<UUID>.tmp`) go too: a clip written in the last instant before a crash, whose record
     /// the journal had not yet committed.
+    ///
+    /// A listed path is removed only when it looks like a clip in a session folder (`isClipName` inside a folder named
+    /// by a UUID): the index is a file anyone can edit, and a row naming another file must not delete it.
     private static func remove(clipFiles files: [String]) {
         var folders = Set<String>()
-        for file in files {
+        for file in files where isClipPath(file) {
             _ = PathEncoding.withCString(file) { unlink($0) }
             folders.insert((file as NSString).deletingLastPathComponent)
         }
@@ -377,6 +380,12 @@ public final class NightStore: @unchecked Sendable {
             }
             _ = PathEncoding.withCString(folder) { rmdir($0) }   // fails unless empty
         }
+    }
+
+    /// A clip's name in a folder named by a session id: the only files the index may make us delete.
+    static func isClipPath(_ path: String) -> Bool {
+        let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        return isClipName((path as NSString).lastPathComponent) && UUID(uuidString: folder) != nil
     }
 
     /// `00042-snoring.flac`, `00042-snoring.flac.enc` or `.clip-<UUID>.tmp`: the names the clip writer gives.

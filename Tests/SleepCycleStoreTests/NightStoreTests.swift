@@ -87,17 +87,20 @@ import Testing
         let temporary = try touch(folderA, ".clip-\(UUID().uuidString).tmp")
         let indexedB = try touch(folderB, "00001-coughing.flac")
         let mine = try touch(folderB, "notes.txt"), lookalike = try touch(folderB, "00009-snoring.wav")
-        for (id, files) in [(a, [indexed]), (b, [indexedB])] {
+        // An index row naming another file (a hand-edited or damaged store): listed, never deleted.
+        let elsewhere = try touch(dir, "victim.txt"), clipNamedElsewhere = try touch(dir, "00004-snoring.flac")
+        for (id, files) in [(a, [indexed, elsewhere]), (b, [indexedB, clipNamedElsewhere, mine])] {
             try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
             try s.appendJournal(night: id, chunks: [JournalChunk(sequence: 0, position: 1, records: Data(), clipFiles: files)],
                                 endTime: start)
         }
-        #expect(try s.clipFiles(of: a) == [indexed])
+        #expect(try s.clipFiles(of: a) == [indexed, elsewhere].sorted())
         #expect(try s.delete(a))
         #expect(![indexed, orphan, temporary, folderA.path].contains { fm.fileExists(atPath: $0) })
         #expect(try s.prune(startedBefore: Date()) == [b])
         #expect(!fm.fileExists(atPath: indexedB))
         #expect(fm.fileExists(atPath: mine) && fm.fileExists(atPath: lookalike))
+        #expect(fm.fileExists(atPath: elsewhere) && fm.fileExists(atPath: clipNamedElsewhere))
         #expect(NightStore.isClipName("00042-movement.flac") && !NightStore.isClipName("0042-snoring.flac")
                 && !NightStore.isClipName("00042-sneezing.flac") && !NightStore.isClipName("00042-snoring.flac.bak"))
     }
