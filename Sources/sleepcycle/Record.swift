@@ -150,7 +150,7 @@ struct Record: AsyncParsableCommand {
         // --duration ends the source itself after exactly that much audio (gaps included), so that the night is as
         // long as asked however far the engine runs behind the input.
         let opened = try settings.openSource()
-        let limited = duration.map { LimitedSource(opened, limit: Int64(($0 * 16_000).rounded())) }
+        let limited = duration.map { LimitedSource(opened, limit: AnalysisClock.samples(seconds: $0)) }
         let source: any AudioSource = limited ?? opened
         let id: UUID
         if let resuming {
