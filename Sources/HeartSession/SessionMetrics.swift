@@ -16,28 +16,9 @@ public struct SessionMetrics: Sendable, Hashable {
     }
 
     public subscript<T>(dynamicMember path: KeyPath<HeartMetrics, T>) -> T { values[keyPath: path] }
-
-    /// The contract's keys; a missing value is null.
-    public var dictionary: [String: Any] {
-        var d = values.contractDictionary
-        d["start_ms"] = startMs
-        d["end_ms"] = endMs
-        return d
-    }
 }
 
 extension HeartMetrics {
-    /// The contract's keys (`hr_mean_bpm`, `hr_sdnn_ms`, `rmssd_ms`, `sample_count`, `mean_nn_ms`, `pnn50`,
-    /// `baevsky_si`, `artifact_count`) and the frequency domain's (`lf_ms2`, `hf_ms2`, `lf_hf`), values rounded to
-    /// 0.001; a missing value is null.
-    public var contractDictionary: [String: Any] {
-        func value(_ x: Double?) -> Any { x.map { ($0 * 1000).rounded() / 1000 } ?? NSNull() }
-        return ["sample_count": sampleCount, "hr_mean_bpm": value(hrMeanBpm), "hr_sdnn_ms": value(hrSdnnMs),
-                "rmssd_ms": value(rmssdMs), "mean_nn_ms": value(meanNNMs), "pnn50": value(pnn50),
-                "baevsky_si": value(baevskySI), "lf_ms2": value(lfMs2), "hf_ms2": value(hfMs2), "lf_hf": value(lfHf),
-                "artifact_count": artifactCount]
-    }
-
     /// The metrics of a span's readings: with RR intervals, artefact correction (`ArtefactCorrection`) then the
     /// heart rate of the NN intervals and their time-domain HRV; with heart-rate readings only, their mean.
     public static func of<S: Sequence<BiosignalSample>>(_ samples: S, correctsArtefacts: Bool = true,
@@ -69,5 +50,30 @@ extension HeartMetrics {
         }
         if spectrum, let f = HRV.frequencyDomain(nn) { m.lfMs2 = f.lf; m.hfMs2 = f.hf; m.lfHf = f.lfHfRatio.isFinite ? f.lfHfRatio : nil }
         return m
+    }
+}
+
+extension SessionMetrics: Encodable {
+    private enum Key: String, CodingKey {
+        case startMs = "start_ms", endMs = "end_ms", sampleCount = "sample_count", hrMeanBpm = "hr_mean_bpm"
+        case hrSdnnMs = "hr_sdnn_ms", rmssdMs = "rmssd_ms", meanNNMs = "mean_nn_ms", pnn50, baevskySI = "baevsky_si"
+        case lfMs2 = "lf_ms2", hfMs2 = "hf_ms2", lfHf = "lf_hf", artifactCount = "artifact_count"
+    }
+
+    /// The contract's keys (`hr_mean_bpm`, `hr_sdnn_ms`, `rmssd_ms`, `sample_count`, `mean_nn_ms`, `pnn50`,
+    /// `baevsky_si`, `artifact_count`), the frequency domain's (`lf_ms2`, `hf_ms2`, `lf_hf`) and the span
+    /// (`start_ms`, `end_ms`); values rounded to 0.001, a missing value null.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        func put(_ x: Double?, _ key: Key) throws {
+            if let x { try c.encode((x * 1000).rounded() / 1000, forKey: key) } else { try c.encodeNil(forKey: key) }
+        }
+        try c.encode(startMs, forKey: .startMs)
+        try c.encode(endMs, forKey: .endMs)
+        try c.encode(values.sampleCount, forKey: .sampleCount)
+        try c.encode(values.artifactCount, forKey: .artifactCount)
+        try put(values.hrMeanBpm, .hrMeanBpm); try put(values.hrSdnnMs, .hrSdnnMs); try put(values.rmssdMs, .rmssdMs)
+        try put(values.meanNNMs, .meanNNMs); try put(values.pnn50, .pnn50); try put(values.baevskySI, .baevskySI)
+        try put(values.lfMs2, .lfMs2); try put(values.hfMs2, .hfMs2); try put(values.lfHf, .lfHf)
     }
 }

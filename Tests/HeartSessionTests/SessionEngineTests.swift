@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HeartSession
+import SleepCycleBus
 
 @Suite("heart session engine")
 struct SessionEngineTests {
@@ -36,6 +37,26 @@ struct SessionEngineTests {
         guard case .summary(_, let summary)? = events.last else { Issue.record("no summary"); return }
         #expect(summary.sampleCount == 120 && summary.startMs == 960 && summary.endMs == 120_000)
         #expect(events.allSatisfy { if case .biosignal = $0 { false } else { true } })
+    }
+
+    /// The exact bytes of each event type: keys sorted, values rounded to 0.001, a missing metric null, a reading's
+    /// absent heart rate or RR list left out, whole numbers without a decimal point.
+    @Test func eachEventsLineIsPinned() {
+        let values = HeartMetrics(sampleCount: 30, hrMeanBpm: 62.12345, rmssdMs: 80, meanNNMs: 1000.0004, pnn50: 100,
+                                  artifactCount: 2)
+        let metrics = SessionMetrics(startMs: 960, endMs: 30_960, values: values)
+        #expect(SessionEvent.started(sessionId: "s/1", mode: .breathing,
+                                     profile: ComputeProfile(windowSec: 30, emitIntervalSec: 2.5), startMs: 960).jsonLine
+                == #"{"emit_interval_sec":2.5,"mode":"breathing","session_id":"s\/1","start_ms":960,"type":"session_started","window_sec":30}"#)
+        #expect(SessionEvent.frame(sessionId: "s1", metrics: metrics).jsonLine
+                == #"{"metrics":{"artifact_count":2,"baevsky_si":null,"end_ms":30960,"hf_ms2":null,"hr_mean_bpm":62.123,"#
+                 + #""hr_sdnn_ms":null,"lf_hf":null,"lf_ms2":null,"mean_nn_ms":1000,"pnn50":100,"rmssd_ms":80,"#
+                 + #""sample_count":30,"start_ms":960},"session_id":"s1","type":"session_frame"}"#)
+        #expect(SessionEvent.summary(sessionId: "s1", metrics: metrics).jsonLine.hasSuffix(#""type":"session_summary"}"#))
+        let samples = [BiosignalSample(timestampMs: 1000, hrBpm: 61.5), BiosignalSample(timestampMs: 1500, rrMs: [980, 1010.5])]
+        #expect(SessionEvent.biosignal(sessionId: "s1", samples: samples, startMs: 1000, endMs: 2000).jsonLine
+                == #"{"end_ms":2000,"samples":[{"hr_bpm":61.5,"timestamp_ms":1000},{"rr_ms":[980,1010.5],"timestamp_ms":1500}],"#
+                 + #""session_id":"s1","start_ms":1000,"type":"biosignal_frame"}"#)
     }
 
     @Test func rawFramesAndTheContractKeys() throws {
