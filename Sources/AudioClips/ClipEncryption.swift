@@ -43,7 +43,7 @@ public struct ClipKey: Sendable {
         if data.count == 32 { return try ClipKey(bytes: Array(data)) }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.count == 64, let bytes = Self.hexBytes(text) { return try ClipKey(bytes: bytes) }
-        throw ClipError(path: path, message: "not a clip key: expected 32 raw bytes or 64 hexadecimal digits (found "
+        throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits (found "
             + "\(data.count) bytes)")
     }
 

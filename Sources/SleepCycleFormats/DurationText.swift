@@ -22,8 +22,11 @@ public struct DurationText: Sendable, Hashable, CustomStringConvertible {
         let expected = "expected a duration such as 30m, 1h30m, 90s" + (bareUnit == nil ? "" : " or a number")
         let bad = ParseError(description: "'\(MessageText.field(text))' is not a duration (\(expected))")
         var total = 0.0
-        if let unit = bareUnit, let v = Double(s), !s.isEmpty, s.allSatisfy({ $0.isNumber || $0 == "." }) {
+        let bareNumber = !s.isEmpty && s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+        if let unit = bareUnit, bareNumber, let v = Double(s) {
             total = v * unit.rawValue
+        } else if bareNumber, let v = Double(s), v == 0 {
+            total = 0   // zero needs no unit
         } else {
             var number = "", sawUnit = false
             var i = s.startIndex

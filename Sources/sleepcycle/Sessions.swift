@@ -51,10 +51,11 @@ struct StoreOptions: ParsableArguments {
             throw CLIError(.noInput, "\(MessageText.path(path)): no store here yet (nothing has been recorded)")
         }
         let wanted = id.uppercased()
+        guard !wanted.isEmpty else { throw CLIError(.usage, "'' (an empty session id) names no night; give a session id") }
         let listing = try store.listing()
         let matches = listing.nights.filter { $0.id.uuidString.hasPrefix(wanted) }.map(NamedNight.night)
             + listing.damaged.filter { $0.id.uppercased().hasPrefix(wanted) }.map(NamedNight.damaged)
-        guard !wanted.isEmpty, matches.count == 1, let night = matches.first else {
+        guard matches.count == 1, let night = matches.first else {
             throw CLIError(.usage, matches.isEmpty ? "no night \(MessageText.field(id)) in \(MessageText.path(path))"
                 : "'\(MessageText.field(id))' names \(matches.count) nights; give more of the id")
         }

@@ -39,6 +39,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
                 .assumingMemoryBound(to: UInt8.self), count: strlen(arg)))
         }
         do {
+            try checkHelpTopic(arguments)
             var command = try parseAsRoot(arguments)
             if var async = command as? any AsyncParsableCommand {
                 try await async.run()
@@ -48,6 +49,20 @@ struct SleepCycleCommand: AsyncParsableCommand {
             Foundation.exit(0)
         } catch {
             Foundation.exit(report(error, arguments: arguments))
+        }
+    }
+
+    /// `help <subcommand> …` names existing subcommands: ArgumentParser prints the overview and succeeds for a name
+    /// it does not know (`help analyse`), which hides the typo from a script.
+    static func checkHelpTopic(_ arguments: [String]) throws(CLIError) {
+        guard arguments.first == "help" else { return }
+        var command: any ParsableCommand.Type = SleepCycleCommand.self
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            guard let sub = command.configuration.subcommands.first(where: { $0._commandName == name }) else {
+                let path = ([SleepCycleCommand._commandName] + arguments.prefix { $0 != name }.dropFirst()).joined(separator: " ")
+                throw CLIError(.usage, "\(path): no subcommand '\(MessageText.field(name))' (see '\(path) --help')")
+            }
+            command = sub
         }
     }
 

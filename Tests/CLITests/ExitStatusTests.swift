@@ -148,6 +148,14 @@ import Testing
         #expect(v.status == 0 && v.stdout.split(separator: ".").count == 3, "\(v.stdout)")
         let h = try BuiltBinary.run(["analyze", "--help"])
         #expect(h.status == 0 && h.stdout.contains("--output"))
+        let nested = try BuiltBinary.run(["help", "sessions", "list"])
+        #expect(nested.status == 0 && nested.stdout.contains("--store"), "\(nested.stderr)")
+        // A subcommand that does not exist is a usage error, not the overview with success.
+        for args in [["help", "analyse"], ["help", "sessions", "lst"]] {
+            let r = try BuiltBinary.run(args)
+            expectOneLine(r, status: 64, args.joined(separator: " "))
+            #expect(r.stderr.contains("no subcommand '\(args.last!)'"), "\(r.stderr)")
+        }
     }
 
     @Test func completionsCompleteFilePaths() throws {

@@ -424,6 +424,8 @@ import Testing
         #expect(nights.first?["endTime"] as? String == "2026-01-01T22:01:00.000Z", "\(nights.first?["endTime"] ?? "")")
         #expect(textShow.stdout.contains("recording   23:00:00 → 23:01:00 UTC+01:00"), "\(textShow.stdout)")
         #expect(try BuiltBinary.run(["sessions", "show", "ZZZ", "--store", store]).status == 64)
+        let empty = try BuiltBinary.run(["sessions", "show", "", "--store", store])
+        #expect(empty.status == 64 && empty.stderr.contains("(an empty session id) names no night"), "\(empty.stderr)")
         #expect(try BuiltBinary.run(["sessions", "delete", first, "--store", store]).status == 0)
         let pruned = try BuiltBinary.run(["sessions", "prune", "--older-than", "1d", "--store", store])
         #expect(pruned.status == 0 && pruned.stdout.split(separator: "\n").count == 1)

@@ -83,6 +83,11 @@ import Testing
         #expect(try DurationText.parse("30d").seconds == 30 * 86_400)
         #expect(try DurationText.parse("1.5h").seconds == 5400)
         #expect(try DurationText.parse("45", bareUnit: .minutes).seconds == 2700)
+        // Zero needs no unit; out of range it is an out-of-range error, not "not a duration".
+        #expect(try DurationText.parse("0").seconds == 0 && DurationText.parse("0.0").seconds == 0)
+        #expect(throws: DurationText.ParseError(description: "duration '0' is out of range (expected 1s to 12h)")) {
+            try DurationText.parse("0", range: 1...(12 * 3600))
+        }
         #expect(DurationText(seconds: 5400).description == "1h30m")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SleepCycle
+import SleepCycleFormats
 
 /// A night journaled into the store, cut off as a crash would cut it, and resumed: the result equals that of the
 /// same audio with the same hole analysed in one go, outside the window around the interruption.
@@ -23,6 +24,28 @@ import Testing
         stride(from: samples.startIndex, to: samples.endIndex, by: size).map {
             .audio([Array(samples[$0..<min($0 + size, samples.endIndex)])])
         }
+    }
+
+    /// A store that fills up mid-night: the writer keeps the chunks in memory and its warning gives the night's
+    /// time of the first chunk not stored (the recording's clock, here a night in 2026-01), not the wall clock.
+    @Test func aFullStoreIsReportedAtTheNightsTime() throws {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let store = try NightStore(path: dir.appendingPathComponent("nights.sqlite").path, maximumBytes: 64 * 1024)
+        let start = Date(timeIntervalSince1970: 1_767_304_800), id = UUID()   // 2026-01-01T22:00:00Z
+        try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0, retryInterval: 60)
+        // One chunk per 10 s of the night, each 2 KB: the 64-KB store is full after a few minutes' worth.
+        for k in 1...100 {
+            writer.append(records: Data(repeating: 7, count: 2000), position: SampleTime(k * 10 * 16_000))
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let problems = writer.drain()
+        let stored = try store.journal(of: id).count
+        #expect(stored > 0 && stored < 100)
+        let firstUnstored = start.addingTimeInterval(Double(stored + 1) * 10)
+        #expect(problems.count == 1)
+        #expect(problems.first?.contains("from \(ISO8601Time.utcString(from: firstUnstored)) to the end of the night") == true,
+                "\(problems)")
     }
 
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {

@@ -19,7 +19,7 @@ final class JournalWriter: @unchecked Sendable {
     private var closing = false
     private var thread: Thread?
     private var done = false
-    /// The problem since when (wall clock), while there is one.
+    /// The problem and the night's time of the first chunk it kept from the store, while there is one.
     private var failure: (error: StoreError, since: Date)?
     /// Problems that happened during the night and were resolved (for the result's warnings).
     private var pastProblems: [String] = []
@@ -80,6 +80,12 @@ final class JournalWriter: @unchecked Sendable {
                                 result: Data((json ?? result.jsonString()).utf8))
     }
 
+    /// The night's time (the recording's clock, not the wall clock: they differ for a file replayed or a night
+    /// resumed) at the end of the stretch that ends at `position`.
+    private func nightTime(_ position: SampleTime) -> Date {
+        clockStart.addingTimeInterval(AnalysisClock.seconds(position))
+    }
+
     private func run() {
         condition.lock()
         defer { done = true; condition.broadcast(); condition.unlock() }
@@ -88,12 +94,12 @@ final class JournalWriter: @unchecked Sendable {
             if pending.isEmpty && closing { return }
             let batch = pending
             condition.unlock()
-            let end = clockStart.addingTimeInterval(AnalysisClock.seconds(batch.last?.position ?? 0))
+            let end = nightTime(batch.last?.position ?? 0)
             var error: StoreError?
             do { try store.appendJournal(night: night, chunks: batch, endTime: end) } catch let e { error = e }
             condition.lock()
             if let error {
-                if failure == nil { failure = (error, Date()) }
+                if failure == nil { failure = (error, nightTime(batch.first?.position ?? 0)) }
                 if closing { return }
                 // Wait before trying again, unless the night ends meanwhile.
                 _ = condition.wait(until: Date().addingTimeInterval(retryInterval))
@@ -101,7 +107,7 @@ final class JournalWriter: @unchecked Sendable {
                 pending.removeFirst(batch.count)
                 if let past = failure {
                     pastProblems.append("\(past.error.message); the journal was kept in memory from "
-                        + "\(ISO8601Time.utcString(from: past.since)) to \(ISO8601Time.utcString(from: Date())) and then written")
+                        + "\(ISO8601Time.utcString(from: past.since)) to \(ISO8601Time.utcString(from: end)) and then written")
                     failure = nil
                 }
             }
