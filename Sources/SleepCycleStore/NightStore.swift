@@ -31,8 +31,8 @@ public final class NightStore: @unchecked Sendable {
     ///
     /// - Parameter maximumBytes: a size limit (rounded to whole pages); writing beyond it fails as a full disk
     ///   does. nil: no limit but the disk's.
-    /// - Throws: `StoreError` naming the path: `.unwritable` (a folder that cannot be made or written, a file
-    ///   that is not a database), `.unusable` (damaged, another program's database, or written by a newer
+    /// - Throws: `StoreError` naming the path: `.unwritable` (a folder that cannot be made or written),
+    ///   `.unusable` (a file that is not a database, damaged, another program's database, or written by a newer
     ///   sleepcycle).
     public init(path: String, maximumBytes: Int64? = nil) throws(StoreError) {
         self.path = path
@@ -86,7 +86,7 @@ public final class NightStore: @unchecked Sendable {
     ///
     /// - Throws: `.unusable` for another program's database (tables, but no `grdb_migrations` table listing this
     ///   schema's first migration) and for a store written by a newer sleepcycle (a migration this build does not
-    ///   know); `.unwritable` for a file that is not a database. In every case the file is left as it was.
+    ///   know) and for a file that is not a database. In every case the file is left as it was.
     static func contents(of path: String) throws(StoreError) -> Contents {
         var st = stat()
         guard PathEncoding.withCString(path, { stat($0, &st) }) == 0, st.st_size > 0 else { return .nothing }
@@ -474,7 +474,7 @@ public final class NightStore: @unchecked Sendable {
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
             return StoreError(.unwritable, path: path, message: "cannot write the store while \(doing)\(detail)")
         case .SQLITE_NOTADB:
-            return StoreError(.unwritable, path: path, message: "is not a sleepcycle store (not an SQLite database)")
+            return StoreError(.unusable, path: path, message: "is not a sleepcycle store (not an SQLite database)")
         case .SQLITE_CORRUPT:
             return StoreError(.unusable, path: path, message: "the database is damaged (\(doing))\(detail)")
         case .SQLITE_BUSY, .SQLITE_LOCKED:

@@ -450,6 +450,18 @@ import Testing
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(name) changed")
             #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix(name) } == [name])
         }
+        // A file that is not a database at all: the same, for the writing command too (its content is wrong, not
+        // its permissions).
+        let notes = storePath("notes.txt")
+        let text = Data(String(repeating: "not a database, just someone's notes\n", count: 40).utf8)
+        try text.write(to: URL(fileURLWithPath: notes))
+        for command in [["sessions", "list"], ["sessions", "show", "0"], ["sessions", "report"], ["record"] + Self.rawArgs] {
+            let r = try BuiltBinary.run(command + ["--store", notes], stdin: command[0] == "record" ? try Self.rawNight() : nil)
+            #expect(r.status == 65 && r.stderr == "\(notes): is not a sleepcycle store (not an SQLite database)\n",
+                    "\(command) \(r.status) \(r.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: notes)) == text)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).filter { $0.hasPrefix("notes") } == ["notes.txt"])
         let empty = storePath("empty.sqlite"), missing = storePath("missing.sqlite")
         _ = FileManager.default.createFile(atPath: empty, contents: nil)
         for path in [empty, missing] {
