@@ -14,7 +14,10 @@ import SleepCycleFormats
 public final class NightStore: @unchecked Sendable {
     /// The database file.
     public let path: String
-    private let pool: DatabasePool
+    /// Where reads go: the pool of a store opened to write, or one read-only connection.
+    private let reader: any DatabaseReader
+    /// nil for a store opened only to read (`existingForReading`).
+    private let writer: (any DatabaseWriter)?
 
     /// Where the store is when neither `--store` nor anything else says: `$SLEEPCYCLE_STORE`, else
     /// `$XDG_DATA_HOME/sleepcycle/nights.sqlite`, else `~/.local/share/sleepcycle/nights.sqlite`.
@@ -60,8 +63,10 @@ public final class NightStore: @unchecked Sendable {
         do {
             let oldMask = umask(0o077)
             defer { umask(oldMask) }
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            reader = pool
+            writer = pool
         } catch let error as StoreError {
             throw error
         } catch {
@@ -74,15 +79,67 @@ public final class NightStore: @unchecked Sendable {
     ///
     /// - Throws: as `init(path:maximumBytes:)`.
     public static func existing(path: String, maximumBytes: Int64? = nil) throws(StoreError) -> NightStore? {
-        guard try contents(of: path) == .store else { return nil }
+        guard try contents(of: path) != .nothing else { return nil }
         return try NightStore(path: path, maximumBytes: maximumBytes)
     }
 
+    /// Opens the store at `path` to read it only, as `existing(path:)` does but changing nothing: no write-ahead
+    /// log or shared-memory file is left behind, and a store on read-only media or owned by someone else can be
+    /// read. A store written by an older sleepcycle is upgraded first (which needs write access), since this
+    /// build reads only its own schema. Writing to the store returned fails with `.unwritable`.
+    ///
+    /// - Throws: as `init(path:maximumBytes:)`.
+    public static func existingForReading(path: String) throws(StoreError) -> NightStore? {
+        switch try contents(of: path) {
+        case .nothing: return nil
+        case .olderStore: return try NightStore(path: path)
+        case .store: return try NightStore(readingOnly: path)
+        }
+    }
+
+    private init(readingOnly path: String) throws(StoreError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
+        do {
+            reader = try Self.readOnlyQueue(path: path, configuration: configuration)
+            writer = nil
+        } catch {
+            throw Self.storeError(error, path: path, doing: "opening the store")
+        }
+    }
+
+    /// A read-only connection to the database at `path`. A write-ahead-log database needs its shared-memory file
+    /// even to be read, and a reader that may not create it (a folder it cannot write) is refused with
+    /// SQLITE_READONLY or SQLITE_CANTOPEN; the file is then opened as immutable, which needs no such file. Nobody
+    /// is writing it then: a writer would have made the shared-memory file.
+    static func readOnlyQueue(path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+        var configuration = configuration
+        configuration.readonly = true
+        do {
+            // GRDB reads the schema as it opens the connection: the refusal comes from the initialiser.
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            return queue
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
+            return try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+        }
+    }
+
+    /// `path` as an SQLite URI that opens the file as immutable (no locking, no shared memory).
+    static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
     /// What a file holds, as far as the store is concerned.
-    enum Contents { case nothing, store }
+    enum Contents { case nothing, store, olderStore }
 
     /// Looks at the file at `path` read-only: `.nothing` for a missing or empty file or a database with no tables,
-    /// `.store` for a sleepcycle store this build knows.
+    /// `.store` for a sleepcycle store of this build's schema, `.olderStore` for one an older build wrote.
     ///
     /// - Throws: `.unusable` for another program's database (tables, but no `grdb_migrations` table listing this
     ///   schema's first migration) and for a store written by a newer sleepcycle (a migration this build does not
@@ -90,10 +147,8 @@ public final class NightStore: @unchecked Sendable {
     static func contents(of path: String) throws(StoreError) -> Contents {
         var st = stat()
         guard PathEncoding.withCString(path, { stat($0, &st) }) == 0, st.st_size > 0 else { return .nothing }
-        var configuration = Configuration()
-        configuration.readonly = true
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try readOnlyQueue(path: path)
             return try queue.read { db throws -> Contents in
                 let tables = try String.fetchAll(db, sql: """
                     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
@@ -110,7 +165,7 @@ public final class NightStore: @unchecked Sendable {
                     throw StoreError(.unusable, path: path, message: "written by a newer sleepcycle (its schema is "
                         + "unknown to this build); not changed")
                 }
-                return .store
+                return applied == Set(known) ? .store : .olderStore
             }
         } catch let error as StoreError {
             throw error
@@ -222,7 +277,7 @@ public final class NightStore: @unchecked Sendable {
     /// Returns the pages of deleted rows to the file system and truncates the write-ahead log (best effort: a
     /// reader holding an old snapshot only delays it).
     private func reclaimSpace() {
-        try? pool.writeWithoutTransaction { db in
+        try? writer?.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA incremental_vacuum")
             try db.checkpoint(.truncate)
         }
@@ -451,13 +506,16 @@ public final class NightStore: @unchecked Sendable {
     }
 
     private func write<T>(_ doing: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.write(body) } catch let error as StoreError { throw error } catch {
+        guard let writer else {
+            throw StoreError(.unwritable, path: path, message: "opened only to read; cannot write while \(doing)")
+        }
+        do { return try writer.write(body) } catch let error as StoreError { throw error } catch {
             throw Self.storeError(error, path: path, doing: doing)
         }
     }
 
     private func read<T>(_ doing: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.read(body) } catch let error as StoreError { throw error } catch {
+        do { return try reader.read(body) } catch let error as StoreError { throw error } catch {
             throw Self.storeError(error, path: path, doing: doing)
         }
     }

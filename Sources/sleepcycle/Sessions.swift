@@ -28,13 +28,16 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The store, or nil when there is none yet (nothing has been recorded): a missing file, an empty one or a
-    /// database with no tables, all left as they are. Another program's database is refused unchanged.
-    func existing() throws -> NightStore? {
+    /// database with no tables, all left as they are. Another program's database is refused unchanged. With
+    /// `toWrite` false (the commands that only read) the store is opened read-only: nothing in it or beside it
+    /// changes, and a store the user may only read can be read.
+    func existing(toWrite: Bool) throws -> NightStore? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         guard !isDirectory.boolValue else {
             throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
         }
+        guard toWrite else { return try NightStore.existingForReading(path: path) }
         let cap = ProcessInfo.processInfo.environment["SLEEPCYCLE_STORE_MAX_BYTES"].flatMap(Int64.init)
         return try NightStore.existing(path: path, maximumBytes: cap)
     }
@@ -46,8 +49,8 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The night `id` names (a session id or a unique prefix of one), damaged or not.
-    func named(_ id: String) throws -> (NightStore, NamedNight) {
-        guard let store = try existing() else {
+    func named(_ id: String, toWrite: Bool) throws -> (NightStore, NamedNight) {
+        guard let store = try existing(toWrite: toWrite) else {
             throw CLIError(.noInput, "\(MessageText.path(path)): no store here yet (nothing has been recorded)")
         }
         let wanted = id.uppercased()
@@ -64,7 +67,7 @@ struct StoreOptions: ParsableArguments {
 
     /// The night `id` names (a session id or a unique prefix of one); a damaged one is a one-line error (exit 65).
     func night(_ id: String) throws -> (NightStore, StoredNight) {
-        switch try named(id) {
+        switch try named(id, toWrite: false) {
         case (let store, .night(let night)): return (store, night)
         case (let store, .damaged(let damaged)): throw StoreError(damaged: damaged, path: store.path)
         }
@@ -87,7 +90,7 @@ extension Sessions {
         func run() throws {
             diagnostics.bootstrap()
             var nights: [StoredNight] = []
-            if let store = try storeOptions.existing() {
+            if let store = try storeOptions.existing(toWrite: false) {
                 let listing = try store.listing()
                 for damaged in listing.damaged { warnSkipped(StoreError(damaged: damaged, path: store.path)) }
                 nights = listing.nights
@@ -179,7 +182,7 @@ extension Sessions {
             diagnostics.bootstrap()
             let destination = try OutputTarget.resolve(output, inputs: OutputTarget.databaseFiles(storeOptions.path))
             var trends: [NightTrend] = []
-            if let store = try storeOptions.existing() {
+            if let store = try storeOptions.existing(toWrite: false) {
                 let listing = try store.listing()
                 for damaged in listing.damaged { warnSkipped(StoreError(damaged: damaged, path: store.path)) }
                 var nights = listing.nights.sorted { $0.startTime < $1.startTime }
@@ -209,7 +212,7 @@ extension Sessions {
 
         func run() throws {
             diagnostics.bootstrap()
-            let (store, named) = try storeOptions.named(id)
+            let (store, named) = try storeOptions.named(id, toWrite: true)
             let night: UUID
             switch named {
             case .night(let stored): night = stored.id
@@ -234,7 +237,7 @@ extension Sessions {
 
         func run() throws {
             diagnostics.bootstrap()
-            guard let store = try storeOptions.existing() else { return }
+            guard let store = try storeOptions.existing(toWrite: true) else { return }
             let removed = try store.prune(startedBefore: Date().addingTimeInterval(-olderThan))
             Diagnostics.log.info("pruned \(removed.count) night(s)")
             try OutputTarget.standardOutput.write(removed.map { $0.uuidString + "\n" }.joined())

@@ -479,6 +479,35 @@ import Testing
         #expect(try NightStore(path: empty).nights().count == 1)
     }
 
+    /// A store the user may only read (someone else's, a backup on read-only media): the commands that only read
+    /// work and change nothing, not even beside the store; a deleting command is refused with 73.
+    @Test func aStoreTheUserMayOnlyReadCanBeRead() throws {
+        let folder = temp.path("readonly")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/nights.sqlite"
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", path, "--duration", "5s"], stdin: try Self.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        let id = try #require(try NightStore(path: path).nights().first?.id.uuidString)
+        // What a recorder that ended leaves, minus SQLite's shared-memory files (a reader may not make them).
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix("-shm") || name.hasSuffix("-wal") {
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+        chmod(path, 0o644); chmod(path + ".lock", 0o644); chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        let listed = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let list = try runAsNobody(["sessions", "list", "--store", path, "--format", "csv"]) else { return }
+        #expect(list.status == 0 && list.stdout.contains(id), "\(list.stderr)")
+        let show = try runAsNobody(["sessions", "show", String(id.prefix(8)), "--store", path, "--format", "json"])
+        #expect(show?.status == 0 && show?.stdout.contains(id) == true, "\(show?.stderr ?? "")")
+        let report = try runAsNobody(["sessions", "report", "--format", "csv", "--store", path])
+        #expect(report?.status == 0 && report?.stdout.contains(id) == true, "\(report?.stderr ?? "")")
+        let delete = try runAsNobody(["sessions", "delete", id, "--store", path])
+        #expect(delete?.status == 73 && delete?.stderr.split(separator: "\n").count == 1, "\(delete?.stderr ?? "")")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == listed)
+    }
+
     /// Nights changed outside sleepcycle never crash a command: each is one line naming the store and the night.
     /// `sessions list` and `report` warn and go on with the other nights; `show`, `export` and `record --resume`
     /// refuse it (65); `delete` removes it.

@@ -16,6 +16,41 @@ import Testing
 
     let start = Date(timeIntervalSince1970: 1_767_304_800)
 
+    /// The commands that only read open the store read-only: the database's bytes do not change, every read
+    /// works, a write is refused; a store of an older schema is upgraded first, since this build reads only its
+    /// own. When even reading needs a file the reader cannot make (a read-only folder), the file is opened as
+    /// immutable, through a URI that keeps any character of the path.
+    @Test func aStoreOpenedToReadIsNotChanged() throws {
+        let s = try store()
+        let id = UUID()
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data("h".utf8))
+        try s.completeNight(id: id, endTime: start.addingTimeInterval(60), source: Data("{}".utf8),
+                            statistics: Data("{}".utf8), result: Data("{\"r\":3}".utf8))
+        let path = s.path
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = try #require(try NightStore.existingForReading(path: path))
+        #expect(try reader.nights().map(\.id) == [id])
+        #expect(try reader.result(of: id) == Data("{\"r\":3}".utf8))
+        #expect(throws: StoreError.self) { _ = try reader.delete(id) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try NightStore.existingForReading(path: dir.appendingPathComponent("none.sqlite").path) == nil)
+
+        // A store an older build wrote (the first migration only) is upgraded, then read.
+        let old = dir.appendingPathComponent("old.sqlite").path
+        try NightStore.migrator.migrate(DatabaseQueue(path: old), upTo: "v1: nights and their journal")
+        #expect(try NightStore.contents(of: old) == .olderStore)
+        #expect(try NightStore.existingForReading(path: old)?.nights().isEmpty == true)
+        #expect(try NightStore.contents(of: old) == .store)
+
+        // The immutable fallback's URI, for a name with the characters a URI gives meaning to.
+        let odd = dir.appendingPathComponent("a night? #1 100% .sqlite").path
+        try FileManager.default.copyItem(atPath: path, toPath: odd)
+        let immutable = try DatabaseQueue(path: NightStore.immutableURI(odd), configuration: {
+            var c = Configuration(); c.readonly = true; return c
+        }())
+        #expect(try immutable.read { try String.fetchOne($0, sql: "SELECT id FROM night") } == id.uuidString)
+    }
+
     @Test func aNightGoesFromRecordingToComplete() throws {
         let s = try store()
         var st = stat()
