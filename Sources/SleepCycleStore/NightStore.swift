@@ -390,10 +390,17 @@ public final class NightStore: @unchecked Sendable {
     }
 
     /// Deletes the nights that started before `date` (a night being recorded is kept) with their clips; returns
-    /// their ids.
+    /// their ids. A damaged night goes too when its id is a session id and its stored start is a number before
+    /// `date`; one whose start cannot be read is kept (its age is unknown: `delete` removes it).
     public func prune(startedBefore date: Date) throws(StoreError) -> [UUID] {
         let recording = RecorderLock.recordingNight(storePath: path)
-        let old = try nights().filter { $0.startTime < date && $0.id != recording }.map(\.id)
+        let listing = try listing()
+        let damaged = Set(listing.damaged.map(\.id))
+        let oldDamaged = try read("reading the damaged nights' start") { db in
+            try String.fetchAll(db, sql: "SELECT id FROM night WHERE typeof(startTime) IN ('integer', 'real') AND startTime < ?",
+                                arguments: [date.timeIntervalSince1970])
+        }.filter(damaged.contains).compactMap(UUID.init(uuidString:))
+        let old = (listing.nights.filter { $0.startTime < date }.map(\.id) + oldDamaged).filter { $0 != recording }
         let files = try write("pruning nights") { db in
             let files = try Self.clipFiles(db, of: old)
             for id in old { try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString]) }

@@ -284,6 +284,12 @@ import Testing
         // A damaged night can still be deleted.
         #expect(try s.delete(ids[0]))
         #expect(try s.listing().damaged.count == 7)
+        // Pruning takes the damaged nights whose start is a number before the date and whose id is a session id
+        // (ids 2–6: their start is `start`) and the night whose result alone is damaged (it lists as a night);
+        // ids 1 (its start is 'late') and not-a-uuid stay.
+        let pruned = try s.prune(startedBefore: start.addingTimeInterval(1))
+        #expect(Set(pruned) == Set(ids[2...7]), "\(pruned)")
+        #expect(Set(try s.listing().damaged.map(\.id)) == [ids[1].uuidString, "not-a-uuid"])
     }
 
     @Test func defaultPathFollowsTheEnvironment() {
