@@ -33,7 +33,10 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
 ///    Wyvill, "A smarter way to find pitch", ICMC 2005), refined by parabolic interpolation. Inhale and
 ///    exhale are often separate bursts: if r at twice the lag exceeds r at the lag by `cycleDoublingMargin`,
 ///    the doubled lag (the whole cycle) is tried first. It is also tried first when the bursts alternate in
-///    **tone** (see `analyze(_:tone:)`): inhale and exhale of equal level, told apart by their spectra.
+///    **tone** (see `analyze(_:tone:)`): inhale and exhale of equal level, told apart by their spectra. And it is
+///    the only lag tried when the bursts pair up at the doubled lag as a short inhale and a longer, quieter exhale
+///    (`quieterBurstIsLonger`): the bursts are then half breaths, and if the whole breath is not confirmed the
+///    window has no value rather than the burst rate.
 /// 4. **Agreement.** The two rates must agree within max(`agreementBpm`, `agreementFraction`·rate). When the
 ///    spectral peak sits at twice the autocorrelation rate (the inhale/exhale burst rate), the cycle is
 ///    accepted only if the spectrum holds at least `cycleFundamentalShare` of the peak power at the cycle
@@ -185,7 +188,7 @@ public struct BreathingRateAnalyzer: Sendable {
         // lag first and fall back to the first one if the spectrum does not confirm it. (Trying half the
         // lag as well was measured to turn refusals into burst-rate errors, so it is not done.)
         var candidates = [first]
-        var toneDoubled = false
+        var toneDoubled = false, exhaleDoubled = false
         if let double = autocorrelationPeak(count: n, from: 2 * first.lag - 2, to: min(2 * first.lag + 2, Double(maxLag))) {
             if double.value > first.value + parameters.cycleDoublingMargin {
                 candidates.insert(double, at: 0)
@@ -193,6 +196,11 @@ public struct BreathingRateAnalyzer: Sendable {
                       tonesAlternate(envelope.prefix(n), tone: tone.prefix(n), lag: first.lag) {
                 candidates.insert(double, at: 0)
                 toneDoubled = true
+            } else if double.value >= parameters.minPeriodicity, quieterBurstIsLonger(count: n, lag: double.lag) {
+                // The bursts pair up as a short inhale and a longer, quieter exhale: the doubled lag is the breath
+                // even though the envelope repeats nearly as well per burst.
+                candidates.insert(double, at: 0)
+                exhaleDoubled = true
             }
         }
         var agreed: (lag: (lag: Double, value: Double), acBpm: Double, spectralBpm: Double, halfLagR: Double)?
@@ -200,6 +208,8 @@ public struct BreathingRateAnalyzer: Sendable {
         for (index, lag) in candidates.enumerated() {
             // Whether the tone says this lag is a whole breath of two bursts (computed when first needed).
             var byTone: Bool? = toneDoubled && index == 0 ? true : (tone == nil ? false : nil)
+            // Bursts that pair up as inhale and exhale are half a breath each: their rate is not the breath rate.
+            if exhaleDoubled && index > 0 { break }
             let acBpm = 60 * fs / lag.lag
             let tolerance = max(parameters.agreementBpm, parameters.agreementFraction * acBpm)
             let halfLagR = autocorrelationNear(lag.lag / 2)
@@ -225,7 +235,7 @@ public struct BreathingRateAnalyzer: Sendable {
                     && lag.value - halfLagR >= parameters.cycleRepeatMargin
                     && !burstLevelsAlternate(envelope.prefix(n), lag: lag.lag / 2))
                 || (half.power >= parameters.cycleQuietFundamentalShare * peak.power
-                    && quieterBurstIsLonger(count: n, lag: lag.lag)) {
+                    && ((exhaleDoubled && index == 0) || quieterBurstIsLonger(count: n, lag: lag.lag))) {
                 agreed = (lag, acBpm, half.bpm, halfLagR); agreedByTone = byTone ?? false; break
             }
         }
