@@ -37,8 +37,20 @@ public struct ClipKey: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ClipError(.missing, path: path, message: "key file not found")
         }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+        guard !isDirectory.boolValue else { throw ClipError(.missing, path: path, message: "is a directory (expected a key file)") }
+        // A key is 32 bytes or 64 hexadecimal digits: read at most a little more, so that a large file given by
+        // mistake is refused at once (and a key from a pipe or process substitution still reads).
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ClipError(.missing, path: path, message: "cannot read the key file")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.read(upToCount: 4096) ?? Data() } catch {
+            throw ClipError(.missing, path: path, message: "cannot read the key file")
+        }
+        guard data.count < 4096 else {
+            throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits "
+                + "(the file is larger than 4 KiB)")
         }
         if data.count == 32 { return try ClipKey(bytes: Array(data)) }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -377,6 +377,12 @@ public final class AudioFileSource: AudioSource {
         input = nil
         if let damage = damageWarning() { warnings.append(damage) }
         if let invalid = invalidSampleWarning() { warnings.append(invalid) }
+        if sourcePosition == 0 {
+            // Nothing decoded at all (a header alone through a pipe, a file cut inside its first frame): no night.
+            let declared = format.frameCount.map { "the header declares \($0) frames but " } ?? ""
+            throw AudioError(.empty, path: path, message: "contains no audio frames (\(declared)none could be read)",
+                             underlying: stopError?.underlying)
+        }
         if sourcePosition < format.frameCount ?? 0 || stopError != nil {
             // Declared length not reached, or the decoder failed before the end: keep what was decoded.
             let error = format.frameCount.map {

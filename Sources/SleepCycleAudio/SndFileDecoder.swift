@@ -31,11 +31,13 @@ final class SndFileDecoder: AudioDecoder {
     var integerBits: Int? { file.integerBits }
     func channelMap() -> [Int32]? { file.channelMap() }
 
-    /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX, and on a pipe a WAV
-    /// `data` size of 0x7FFF0000 bytes or more — the "length unknown" sentinels that writers which cannot seek back
-    /// put there (0xFFFFFFFF, 0x7FFFFFFF, 0x7FFFF000), which libsndfile takes at face value.
+    /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX or a count no recording
+    /// can have (2^48 frames and more: on a pipe libsndfile gives SF_COUNT_MAX divided by the frame's bytes for W64,
+    /// NIST, IRCAM and others), and on a pipe a WAV `data` size of 0x7FFF0000 bytes or more — the "length unknown"
+    /// sentinels that writers which cannot seek back put there (0xFFFFFFFF, 0x7FFFFFFF, 0x7FFFF000), which
+    /// libsndfile takes at face value.
     private static func declaredFrames(_ file: SndFile, isStream: Bool) -> Int64? {
-        if file.frames == Int64.max { return nil }
+        if file.frames >= 1 << 48 { return nil }
         if isStream {
             for line in file.log().split(separator: "\n") where line.hasPrefix("data : ") {
                 if let bytes = Int64(line.dropFirst(7).prefix { $0.isNumber }), bytes >= 0x7FFF_0000 { return nil }

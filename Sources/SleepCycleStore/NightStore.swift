@@ -138,15 +138,22 @@ public final class NightStore: @unchecked Sendable {
     /// What a file holds, as far as the store is concerned.
     enum Contents { case nothing, store, olderStore }
 
-    /// Looks at the file at `path` read-only: `.nothing` for a missing or empty file or a database with no tables,
-    /// `.store` for a sleepcycle store of this build's schema, `.olderStore` for one an older build wrote.
+    /// Looks at the file at `path` read-only: `.nothing` for a missing or empty file, a database with no tables or
+    /// one whose creation failed (an empty migrations table and nothing else), `.store` for a sleepcycle store of
+    /// this build's schema, `.olderStore` for one an older build wrote.
     ///
     /// - Throws: `.unusable` for another program's database (tables, but no `grdb_migrations` table listing this
-    ///   schema's first migration) and for a store written by a newer sleepcycle (a migration this build does not
-    ///   know) and for a file that is not a database. In every case the file is left as it was.
+    ///   schema's first migration), for a store written by a newer sleepcycle (a migration this build does not
+    ///   know), for a file that is not a database and for a path that is not a regular file. In every case the
+    ///   file is left as it was.
     static func contents(of path: String) throws(StoreError) -> Contents {
         var st = stat()
-        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0, st.st_size > 0 else { return .nothing }
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0 else { return .nothing }
+        // A device or a FIFO is no database; SQLite would open it and make its journal beside it (in /dev).
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(.unusable, path: path, message: "is not a regular file (a store is an SQLite database file)")
+        }
+        guard st.st_size > 0 else { return .nothing }
         do {
             let queue = try readOnlyQueue(path: path)
             return try queue.read { db throws -> Contents in
@@ -154,6 +161,10 @@ public final class NightStore: @unchecked Sendable {
                     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
                     """)
                 guard !tables.isEmpty else { return .nothing }
+                // A store whose creation failed (a full disk) has the migrator's table and nothing in it yet.
+                if tables == ["grdb_migrations"], try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 0 {
+                    return .nothing
+                }
                 let known = migrator.migrations
                 let applied = tables.contains("grdb_migrations")
                     ? try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations") : []

@@ -149,7 +149,7 @@ struct Record: AsyncParsableCommand {
         }
         // --duration ends the source itself after exactly that much audio (gaps included), so that the night is as
         // long as asked however far the engine runs behind the input.
-        let opened = try settings.openSource()
+        let opened = try settings.openSource(stop: stop)
         let limited = duration.map { LimitedSource(opened, limit: AnalysisClock.samples(seconds: $0)) }
         let source: any AudioSource = limited ?? opened
         let id: UUID
@@ -257,7 +257,9 @@ struct LiveInput {
         return s
     }
 
-    func openSource() throws -> any AudioSource {
+    /// The night's audio source. A FIFO given as `--input` is waited on (until a writer writes) without blocking
+    /// in `open`, so that SIGINT / SIGTERM (`stop`) still end the command while no writer has come.
+    func openSource(stop: StopSignal) throws -> any AudioSource {
         guard let input else {
             return try ALSACaptureSource(device: device ?? "default", sampleRate: rate, channels: channels)
         }
@@ -268,8 +270,24 @@ struct LiveInput {
             return try RawPCMSource(fileDescriptor: STDIN_FILENO, name: "-", encoding: encoding, sampleRate: rate,
                                     channels: channels, blockFrames: 8_000)
         }
-        let fd = PathEncoding.withCString(input) { open($0, O_RDONLY | O_CLOEXEC) }
+        let fd = PathEncoding.withCString(input) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw CLIError(.noInput, "\(MessageText.path(input)): \(InputFile.describe(errno: errno))") }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO {
+            // Readable once a writer writes (or has come and gone: then the input is empty). Linux reports no hang-up
+            // on a FIFO no writer has opened yet, so this waits for the first writer.
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while stop.reason == nil {
+                let ready = poll(&waiting, 1, 200)
+                if ready > 0 || (ready < 0 && errno != EINTR) { break }
+            }
+            if let reason = stop.reason {
+                close(fd)
+                throw CLIError(.noInput, "\(MessageText.path(input)): no audio was recorded (\(reason) before anything "
+                    + "was written to the FIFO); nothing was stored")
+            }
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return try RawPCMSource(fileDescriptor: fd, name: input, encoding: encoding, sampleRate: rate, channels: channels,
                                 blockFrames: 8_000)
     }

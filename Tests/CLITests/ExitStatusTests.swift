@@ -100,6 +100,37 @@ import Testing
         }
     }
 
+    /// Input that decodes to no frame at all is no night (65), not an empty result: a WAV header alone through a
+    /// pipe (whose length cannot be checked before reading), and a key file of megabytes is refused at once.
+    @Test func inputsWithNothingInThemAre65() throws {
+        let wav = try Data(contentsOf: URL(fileURLWithPath: night))
+        let header = try BuiltBinary.run(["analyze", "-"], stdin: wav.prefix(44))
+        expectOneLine(header, status: 65, "a WAV header on standard input")
+        #expect(header.stderr.contains("-: contains no audio frames"), "\(header.stderr)")
+        let key = temp.path("big.key")
+        try Data(repeating: 0x41, count: 1 << 20).write(to: URL(fileURLWithPath: key))
+        let big = try BuiltBinary.run(["analyze", night, "--clips", temp.path("clips"), "--clips-key", key])
+        expectOneLine(big, status: 65, "a 1-MB key file")
+        #expect(big.stderr.contains("larger than 4 KiB"), "\(big.stderr)")
+    }
+
+    /// A FIFO whose writer has already finished is read once (the session id's look at the file's edges used to
+    /// open it a second time and wait forever for another writer).
+    @Test func aFIFOWhoseWriterHasFinishedIsAnalysed() throws {
+        let fifo = temp.path("night.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let wav = try Data(contentsOf: URL(fileURLWithPath: night))
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "head -c 40000 \"$0\" > \"$1\"", night, fifo]
+        try writer.run()
+        usleep(300_000)      // the writer has written its 40 kB into the pipe and gone
+        let r = try BuiltBinary.shell("exec timeout 30 \"$0\" analyze '\(fifo)' --format json")
+        writer.waitUntilExit()
+        #expect(r.status == 0, "\(r.status) \(r.stderr)")
+        #expect(wav.count > 40_000 && r.stdout.contains("\"sessionId\""))
+    }
+
     /// Huge and non-finite CSV times trapped in a Double → Int64 conversion (SIGILL); now they are one line.
     @Test(arguments: ["1e300", "-1e20", "0x1p1023", "inf"])
     func hugeCSVTimesAreOneLine(_ time: String) throws {

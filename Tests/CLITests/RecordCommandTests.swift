@@ -581,13 +581,42 @@ import Testing
         #expect(after.status == 0 && after.stderr.isEmpty && after.stdout.split(separator: "\n").count == 7, "\(after.stderr)")
     }
 
+    /// A FIFO as --input that no writer opens: SIGTERM still ends the command (it used to block in `open`), with
+    /// one line and no night stored.
+    @Test func aFIFOWithNoWriterDoesNotHoldOffSIGTERM() throws {
+        let fifo = temp.path("in.fifo"), store = storePath()
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let recorder = try Recorder(["record", "--input", fifo, "--store", store])
+        // Wait until it has the FIFO open (its signal handling is in place by then), at most 60 s.
+        let pid = recorder.process.processIdentifier
+        let fds = "/proc/\(pid)/fd"
+        func hasFIFOOpen() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).contains {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + $0)) == fifo
+            }
+        }
+        for _ in 0..<600 where !hasFIFOOpen() { usleep(100_000) }
+        #expect(hasFIFOOpen())
+        usleep(300_000)
+        kill(pid, SIGTERM)
+        let began = Date()
+        let r = recorder.wait()
+        #expect(Date().timeIntervalSince(began) < 5)
+        #expect(r.reason == .exit && r.status == 66, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("SIGTERM before anything was written to the FIFO"), "\(r.stderr)")
+        #expect(try NightStore(path: store).nights().isEmpty)
+    }
+
     @Test func anAlarmCommandRunsOnceWithTheRuleAndTime() throws {
         let marker = temp.path("alarm.txt")
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + [
             "--store", storePath(), "--start", "2026-01-01T06:59:00+01:00", "--alarm", "07:01", "--alarm-window", "1m",
-            "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE $SLEEPCYCLE_ALARM_TIME\" >> '\(marker)'", "--format", "json",
+            "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE $SLEEPCYCLE_ALARM_TIME\" >> '\(marker)'; echo ALARM-OUT",
+            "--format", "json",
         ], stdin: try Self.rawNight())
         #expect(r.status == 0, "\(r.stderr)")
+        // The command's own output goes to standard error: standard output is the night's JSON, whole.
+        #expect(!r.stdout.contains("ALARM-OUT") && (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) != nil)
         usleep(300_000)
         let lines = try String(contentsOfFile: marker, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 1, "\(lines)")

@@ -51,6 +51,21 @@ import Testing
         #expect(try immutable.read { try String.fetchOne($0, sql: "SELECT id FROM night") } == id.uuidString)
     }
 
+    /// A store whose creation failed (a full disk: here a size limit of nothing) is made again by the next writer
+    /// and read as no store by the readers, not refused as another program's database; a device is not a store.
+    @Test func aStoreWhoseCreationFailedIsMadeAgain() throws {
+        let path = dir.appendingPathComponent("nights.sqlite").path
+        #expect(throws: StoreError.self) { _ = try NightStore(path: path, maximumBytes: 0) }
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(try NightStore.contents(of: path) == .nothing)
+        #expect(try NightStore.existingForReading(path: path) == nil)
+        let s = try NightStore(path: path)
+        #expect(try s.nights().isEmpty && NightStore.contents(of: path) == .store)
+        #expect(throws: StoreError(.unusable, path: "/dev/null", message: "is not a regular file (a store is an SQLite database file)")) {
+            _ = try NightStore(path: "/dev/null")
+        }
+    }
+
     @Test func aNightGoesFromRecordingToComplete() throws {
         let s = try store()
         var st = stat()

@@ -30,7 +30,12 @@ public enum SessionIdentifier {
     /// The size of the regular file at `path` and its first and last `edgeBytes` (just the head when the whole
     /// file fits in it; the two overlap between one and two times `edgeBytes`).
     static func readEdges(path: String) throws -> (Int64, [UInt8]) {
-        let fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        // Only a regular file is read: opening a FIFO would wait for a writer (one that has finished never comes).
+        var st = stat()
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw POSIXError(.EINVAL)
+        }
+        let fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         return try readEdges(fileDescriptor: fd)

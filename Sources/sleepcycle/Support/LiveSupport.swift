@@ -6,7 +6,7 @@ import SleepCycleFormats
 /// The first reason to stop a live night: SIGINT / SIGTERM, `--duration`, the end of the input.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
-    private var reason: String?
+    private var requested: String?
     private var waiter: CheckedContinuation<String, Never>?
     private var sources: [DispatchSourceSignal] = []
 
@@ -21,10 +21,16 @@ final class StopSignal: @unchecked Sendable {
         }
     }
 
+    /// The reason a stop was requested, if one was.
+    var reason: String? {
+        lock.lock(); defer { lock.unlock() }
+        return requested
+    }
+
     func request(_ why: String) {
         lock.lock()
-        guard reason == nil else { lock.unlock(); return }
-        reason = why
+        guard requested == nil else { lock.unlock(); return }
+        requested = why
         let w = waiter
         waiter = nil
         lock.unlock()
@@ -34,7 +40,7 @@ final class StopSignal: @unchecked Sendable {
     func wait() async -> String {
         await withCheckedContinuation { continuation in
             lock.lock()
-            if let reason { lock.unlock(); continuation.resume(returning: reason); return }
+            if let requested { lock.unlock(); continuation.resume(returning: requested); return }
             waiter = continuation
             lock.unlock()
         }
@@ -52,6 +58,8 @@ enum AlarmCommand {
         environment["SLEEPCYCLE_ALARM_TIME"] = ISO8601Time.utcString(from: ringing.time)
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
+        // Its output goes to standard error: standard output is the night's result (JSON, CSV) and may be a file.
+        process.standardOutput = FileHandle.standardError
         do {
             try process.run()
             Diagnostics.log.info("alarm (\(ringing.rule)) at \(ISO8601Time.utcString(from: ringing.time)): ran the alarm command (pid \(process.processIdentifier))")
