@@ -21,6 +21,8 @@ public struct AudioFileFormat: Sendable, Hashable, CustomStringConvertible {
     public static let aiff16 = AudioFileFormat(SF_FORMAT_AIFF, SF_FORMAT_PCM_16, "AIFF PCM 16-bit")
     public static let aiff24 = AudioFileFormat(SF_FORMAT_AIFF, SF_FORMAT_PCM_24, "AIFF PCM 24-bit")
     public static let caf16 = AudioFileFormat(SF_FORMAT_CAF, SF_FORMAT_PCM_16, "CAF PCM 16-bit")
+    public static let w64PCM16 = AudioFileFormat(SF_FORMAT_W64, SF_FORMAT_PCM_16, "W64 PCM 16-bit")
+    public static let nistPCM16 = AudioFileFormat(SF_FORMAT_NIST, SF_FORMAT_PCM_16, "NIST SPHERE PCM 16-bit")
 }
 
 /// Writes interleaved float frames to a new file (values in [−1, 1]; libsndfile converts to the encoding).
