@@ -70,7 +70,10 @@ struct CLIError: Error, CustomStringConvertible {
             case .unusable, .damaged: return CLIError(.badInput, e.description)
             case .full, .failed: return CLIError(.ioError, e.description)
             }
-        case let e as SleepAnalysisEngineError: return CLIError(.usage, e.description)
+        case let e as SleepAnalysisEngineError:
+            // The library's "unsupported configuration:" prefix names the API's error case; a user needs the reason.
+            if case .unsupportedConfiguration(let why) = e { return CLIError(.usage, why) }
+            return CLIError(.usage, e.description)
         case let e as ChannelSeparationError: return CLIError(.usage, e.description)
         case let e as SessionError: return CLIError(.usage, e.description)
         case let e as ClipError:
