@@ -114,6 +114,9 @@ struct WearableFileTests {
             ("<HealthData><Record type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2023-04-22 07:00:05 +0200\" value=\"x\"/></HealthData>",
              "night.hr:1:"),
             ("<HealthData><Record", "night.hr:"),
+            // Cut after a whole record: Foundation's parser calls that a success; the root never closed.
+            ("<HealthData>\n<Record type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"2023-04-22 07:00:05 +0200\" value=\"62\"/>\n",
+             "night.hr:"),
             // A name that is not UTF-8 (Foundation's XML parser would trap on it): refused, with its line.
             ("<?xml version=\"1.0\"?>\n<HealthData>\n<Record sourceNa\u{00D1}e=\"x\"/></HealthData>", "night.hr:3:"),
             ("RR\n1000\n900\n5000\n", "night.hr:4:"),

@@ -166,6 +166,11 @@ public enum WearableFile {
             throw InputFileError(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil, message: why)
         }
         if let problem = reader.problem { throw InputFileError(path: path, line: reader.problemLine, message: problem) }
+        // Foundation's parser on Linux succeeds on a document cut short: the root must have closed.
+        guard reader.depth == 0 else {
+            throw InputFileError(path: path, line: parser.lineNumber > 0 ? parser.lineNumber : nil,
+                                 message: "the XML ends before its root element closes (a truncated export)")
+        }
         // Records of several devices interleave in an export: sorted by time (stable).
         return reader.readings.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }
             .map(\.element)
@@ -213,10 +218,17 @@ public enum WearableFile {
         var readings: [WearMetrics] = []
         var problem: String?
         var problemLine: Int?
+        /// Elements open at this point of the document (0 once the root has closed).
+        var depth = 0
         init(offset: Int) { self.offset = offset }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            depth -= 1
+        }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                     attributes: [String: String] = [:]) {
+            depth += 1
             guard name == "Record", let type = attributes["type"] else { return }
             let key: String
             switch type {
