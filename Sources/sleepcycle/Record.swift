@@ -218,12 +218,20 @@ struct Record: AsyncParsableCommand {
     private func interruptedNight(in store: NightStore) throws -> StoredNight {
         if let night {
             let (_, found) = try storeOptions.night(night)
+            if found.state == .recording {
+                throw CLIError(.busy, "night \(found.id.uuidString) is being recorded by another recorder: nothing to resume")
+            }
             guard found.state == .interrupted else {
                 throw CLIError(.usage, "night \(found.id.uuidString) is \(found.state.rawValue), not interrupted: nothing to resume")
             }
             return found
         }
         guard let latest = try store.latestInterrupted() else {
+            // The night a running recorder holds is not interrupted: the store is busy, not empty of nights.
+            if let recording = try store.nights().first(where: { $0.state == .recording }) {
+                throw CLIError(.busy, "\(MessageText.path(store.path)): night \(recording.id.uuidString) is being recorded "
+                    + "by another recorder: nothing to resume")
+            }
             throw CLIError(.noInput, "\(MessageText.path(store.path)): no interrupted night to resume")
         }
         return latest

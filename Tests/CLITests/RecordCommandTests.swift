@@ -364,6 +364,10 @@ import Testing
         first.feed(try Self.rawNight(), pace: 50) { $0 > 32_000 * 20 }
         let second = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(second.status == 75 && second.stderr.contains("another recorder"), "\(second.status) \(second.stderr)")
+        // So is a --resume meanwhile: the night being recorded is not interrupted, the store is busy.
+        let resume = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
+        #expect(resume.status == 75 && resume.stderr.contains("being recorded by another recorder"),
+                "\(resume.status) \(resume.stderr)")
         first.closeInput()
         #expect(first.wait().status == 0)
         // An input that ends at once: nothing recorded, nothing stored.
