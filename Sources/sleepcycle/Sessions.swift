@@ -23,8 +23,18 @@ struct StoreOptions: ParsableArguments {
     /// Opens (or creates) the store; `$SLEEPCYCLE_STORE_MAX_BYTES` caps its size (a full store then fails its writes
     /// as a full disk does — for small partitions, and for testing that path).
     func open() throws -> NightStore {
-        let cap = ProcessInfo.processInfo.environment["SLEEPCYCLE_STORE_MAX_BYTES"].flatMap(Int64.init)
-        return try NightStore(path: path, maximumBytes: cap)
+        return try NightStore(path: path, maximumBytes: try Self.sizeCap())
+    }
+
+    /// `$SLEEPCYCLE_STORE_MAX_BYTES`: a whole number of bytes, 1 or more; unset or empty is no cap. Anything else
+    /// is a usage error rather than silently no cap (or, for a negative number, a cap of nothing).
+    static func sizeCap(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) -> Int64? {
+        guard let text = environment["SLEEPCYCLE_STORE_MAX_BYTES"], !text.isEmpty else { return nil }
+        guard let bytes = Int64(text), bytes >= 1 else {
+            throw CLIError(.usage, "SLEEPCYCLE_STORE_MAX_BYTES='\(MessageText.field(text))' is not a size (expected a whole "
+                + "number of bytes, e.g. 1000000000)")
+        }
+        return bytes
     }
 
     /// The store, or nil when there is none yet (nothing has been recorded): a missing file, an empty one or a
@@ -38,8 +48,7 @@ struct StoreOptions: ParsableArguments {
             throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
         }
         guard toWrite else { return try NightStore.existingForReading(path: path) }
-        let cap = ProcessInfo.processInfo.environment["SLEEPCYCLE_STORE_MAX_BYTES"].flatMap(Int64.init)
-        return try NightStore.existing(path: path, maximumBytes: cap)
+        return try NightStore.existing(path: path, maximumBytes: try Self.sizeCap())
     }
 
     /// A night a command names: one that can be read, or a damaged one (`sessions delete` can remove it).

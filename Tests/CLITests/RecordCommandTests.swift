@@ -364,6 +364,12 @@ import Testing
         first.feed(try Self.rawNight(), pace: 50) { $0 > 32_000 * 20 }
         let second = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(second.status == 75 && second.stderr.contains("another recorder"), "\(second.status) \(second.stderr)")
+        // A size cap that is not a number of bytes is a usage error, not silently no cap (or a cap of nothing).
+        for cap in ["abc", "1e3", "-1"] {
+            let r = try BuiltBinary.shell("SLEEPCYCLE_STORE_MAX_BYTES=\(cap) exec \"$0\" record --input - --store '\(storePath("capped.sqlite"))' < /dev/null")
+            #expect(r.status == 64 && r.stderr.contains("SLEEPCYCLE_STORE_MAX_BYTES='\(cap)' is not a size"), "\(cap): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: storePath("capped.sqlite")))
         // So is a --resume meanwhile: the night being recorded is not interrupted, the store is busy.
         let resume = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(resume.status == 75 && resume.stderr.contains("being recorded by another recorder"),
