@@ -2,6 +2,7 @@ import Foundation
 import SleepCycleAudio
 import SleepCycleBus
 import SleepCycleDSP
+import SleepCycleFormats
 
 /// Encodes, encrypts and writes clips on a thread of its own, and keeps the night within its size cap and per-type
 /// limit.
@@ -254,6 +255,8 @@ public enum AudioClipsFolder {
     /// existing ancestor is a writable folder): a command checks this before it reads any input, and the folder is
     /// made only when the analysis starts.
     public static func check(_ directory: String) throws(ClipError) {
+        guard !directory.isEmpty else { throw ClipError(.setting, path: directory, message: "the clips folder's path is empty") }
+        try checkLink(directory)
         var path = URL(fileURLWithPath: directory).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         var existing = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -270,9 +273,20 @@ public enum AudioClipsFolder {
         }
     }
 
+    /// A symbolic link that leads nowhere (a loop, a missing target) is named as such: following it fails, and
+    /// creating a folder in its place fails with "file exists", which would not say why.
+    private static func checkLink(_ directory: String) throws(ClipError) {
+        var st = stat()
+        guard PathEncoding.withCString(directory, { lstat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFLNK,
+              PathEncoding.withCString(directory, { stat($0, &st) }) != 0 else { return }
+        let why = errno == ELOOP ? "a loop of symbolic links" : "a symbolic link to a missing folder"
+        throw ClipError(.unwritable, path: directory, message: "\(why) (clips need a folder)")
+    }
+
     /// Creates the clips folder (and its parents, mode 0700) if needed, or checks that the existing one is a writable
     /// folder: done before any audio is analysed, so a bad `--clips DIR` fails at once.
     public static func prepare(_ directory: String) throws(ClipError) {
+        try checkLink(directory)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }

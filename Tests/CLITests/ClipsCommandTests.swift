@@ -141,7 +141,13 @@ final class ClipsCommandTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let shortKey = temp.path("short.key")
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: shortKey))
+        let loop = temp.path("loop-a")
+        _ = symlink(temp.path("loop-b"), loop); _ = symlink(loop, temp.path("loop-b"))
+        _ = symlink(temp.path("nowhere/clips"), temp.path("dangling"))
         for (args, status, needle) in [
+            (["--clips", loop], Int32(73), "a loop of symbolic links"),
+            (["--clips", temp.path("dangling")], 73, "a symbolic link to a missing folder"),
+            (["--clips", ""], 64, "path is empty"),
             (["--clips", file], Int32(73), "a-file"),
             (["--clips", temp.path("c"), "--clip-types", "sneezing"], 64, "sneezing"),
             (["--clips-key", shortKey], 64, "--clips"),
