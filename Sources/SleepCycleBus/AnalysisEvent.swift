@@ -340,13 +340,15 @@ public enum AnalysisEvent: Sendable {
     /// One second's sound level of a channel (`LevelMeter`).
     case level(LevelReading)
     case heartRate(HeartRateSample)
-    /// The heart session's frame (`HeartSession`): HR and HRV over its window, every emit interval.
-    case heartFrame(HeartFrame)
+    /// The heart session's frame (`HeartSession`): HR and HRV over its window, every emit interval. Boxed
+    /// (`indirect`), as are the summary and the clip: a frame's 200 bytes inline would make every event that size,
+    /// and a night's motion or heart-rate samples are held as events (a 50-Hz accelerometer: 1.4 million a night).
+    indirect case heartFrame(HeartFrame)
     /// The heart session's summary over the whole night, at `.sessionEnding` (or a sleeper's `.channelEnding`).
-    case heartSummary(HeartFrame)
+    indirect case heartSummary(HeartFrame)
     case motion(MotionSample)
     case alarm(AlarmFired)
-    case clip(AudioClipReady)
+    indirect case clip(AudioClipReady)
     /// With channel separation: one sleeper's session stops while the other's goes on (`stopAnalysis(channel:)`);
     /// that sleeper's whole-night consumers flush as at `.sessionEnding`.
     case channelEnding(AudioChannel, at: SampleTime)
