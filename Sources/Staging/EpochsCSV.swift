@@ -41,6 +41,10 @@ public enum EpochsCSV {
                     throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
                         + "\(columns[c].rawValue) is not a finite number")
                 }
+                if let problem = Self.problem(v, in: columns[c], after: values[c].last) {
+                    throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
+                        + "\(columns[c].rawValue) \(problem)")
+                }
                 values[c].append(v)
             }
         }
@@ -48,5 +52,18 @@ public enum EpochsCSV {
             throw InputFileError(path: path, message: "no epoch rows after the header")
         }
         return EpochTable(columns: Dictionary(uniqueKeysWithValues: zip(columns, values)))
+    }
+
+    /// What is impossible about `v` in `column` (after the column's previous value), or nil. The features are
+    /// z-scored or normalised (negative values are fine), but none reaches a million; the cosine lies in [−1, 1]
+    /// and the epochs are in time order.
+    static func problem(_ v: Double, in column: StagingInput, after previous: Double?) -> String? {
+        if abs(v) > 1e6 { return "is out of range (these features are normalised)" }
+        switch column {
+        case .cosine where abs(v) > 1 + 1e-6: return "is out of range (a cosine lies in −1…1)"
+        case .timeHours where previous.map({ v < $0 }) == true:
+            return "goes back in time (the previous epoch is at \(previous!) h; epochs are in time order)"
+        default: return nil
+        }
     }
 }

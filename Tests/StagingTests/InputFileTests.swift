@@ -21,6 +21,9 @@ import Testing
         ("time_hours,time_hours\n", "x.csv:1: column 'time_hours' appears twice"),
         ("", "x.csv: empty file"),
         ("time_hours\n", "x.csv: no epoch rows"),
+        ("time_hours,cosine\n0,1e308\n", "x.csv:2: '1e308' in column cosine is out of range (these features"),
+        ("time_hours,cosine\n0,1.5\n", "x.csv:2: '1.5' in column cosine is out of range (a cosine lies in −1…1)"),
+        ("time_hours,count\n0.5,1\n0.2,1\n", "x.csv:3: '0.2' in column time_hours goes back in time"),
     ])
     func errorsNameFileAndLine(text: String, prefix: String) {
         do {
