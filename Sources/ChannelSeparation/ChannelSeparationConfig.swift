@@ -175,9 +175,6 @@ public struct ChannelSeparationError: Error, CustomStringConvertible, Sendable {
 }
 
 extension ChannelSeparationConfig {
-    /// `base` with the settings of the JSON object in the file at `path` (any of the config's keys; per event
-    /// type: `"perEventType": {"movement": {"timeWeight": 0.4}}`), validated.
-    /// - Throws: `ChannelSeparationError` naming the file and the problem.
     /// A decoding error in a person's words: the setting it is about and what was wrong with it.
     static func describe(_ error: DecodingError) -> String {
         func name(_ path: [any CodingKey]) -> String {
@@ -195,6 +192,9 @@ extension ChannelSeparationConfig {
         }
     }
 
+    /// `base` with the settings of the JSON object in the file at `path` (any of the config's keys; per event
+    /// type: `"perEventType": {"movement": {"timeWeight": 0.4}}`), validated.
+    /// - Throws: `ChannelSeparationError` naming the file and the problem.
     public static func load(path: String, over base: ChannelSeparationConfig) throws -> ChannelSeparationConfig {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ChannelSeparationError("\(path): cannot read the channel-separation settings")

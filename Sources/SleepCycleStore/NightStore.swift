@@ -42,6 +42,22 @@ public final class NightStore: @unchecked Sendable {
         try Self.makeFolder(for: path)
         let existed = FileManager.default.fileExists(atPath: path)
         _ = try Self.contents(of: path)
+        do {
+            let oldMask = umask(0o077)
+            defer { umask(oldMask) }
+            let pool = try DatabasePool(path: path, configuration: Self.configuration(maximumBytes: maximumBytes))
+            try Self.migrator.migrate(pool)
+            reader = pool
+            writer = pool
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.storeError(error, path: path, doing: existed ? "opening the store" : "creating the store")
+        }
+    }
+
+    /// The connections' settings; a read-only connection takes only the page cache's.
+    private static func configuration(maximumBytes: Int64? = nil) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
@@ -60,18 +76,7 @@ public final class NightStore: @unchecked Sendable {
                 try db.execute(sql: "PRAGMA max_page_count = \(max(8, maximumBytes / pageSize))")
             }
         }
-        do {
-            let oldMask = umask(0o077)
-            defer { umask(oldMask) }
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-            reader = pool
-            writer = pool
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw Self.storeError(error, path: path, doing: existed ? "opening the store" : "creating the store")
-        }
+        return configuration
     }
 
     /// Opens the store at `path` only if there is one: nil for a missing file, an empty one or an SQLite database
@@ -83,10 +88,11 @@ public final class NightStore: @unchecked Sendable {
         return try NightStore(path: path, maximumBytes: maximumBytes)
     }
 
-    /// Opens the store at `path` to read it only, as `existing(path:)` does but changing nothing: no write-ahead
-    /// log or shared-memory file is left behind, and a store on read-only media or owned by someone else can be
-    /// read. A store written by an older sleepcycle is upgraded first (which needs write access), since this
-    /// build reads only its own schema. Writing to the store returned fails with `.unwritable`.
+    /// Opens the store at `path` to read it only, as `existing(path:)` does but without writing to it, so that a
+    /// store on read-only media or owned by someone else can be read (SQLite may leave the empty write-ahead log
+    /// and shared-memory files a reader of such a database makes beside it). A store written by an older
+    /// sleepcycle is upgraded first (which needs write access), since this build reads only its own schema.
+    /// Writing to the store returned fails with `.unwritable`.
     ///
     /// - Throws: as `init(path:maximumBytes:)`.
     public static func existingForReading(path: String) throws(StoreError) -> NightStore? {
@@ -99,11 +105,8 @@ public final class NightStore: @unchecked Sendable {
 
     private init(readingOnly path: String) throws(StoreError) {
         self.path = path
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
         do {
-            reader = try Self.readOnlyQueue(path: path, configuration: configuration)
+            reader = try Self.readOnlyQueue(path: path, configuration: Self.configuration())
             writer = nil
         } catch {
             throw Self.storeError(error, path: path, doing: "opening the store")

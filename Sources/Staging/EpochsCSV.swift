@@ -59,11 +59,10 @@ public enum EpochsCSV {
     /// and the epochs are in time order.
     static func problem(_ v: Double, in column: StagingInput, after previous: Double?) -> String? {
         if abs(v) > 1e6 { return "is out of range (these features are normalised)" }
-        switch column {
-        case .cosine where abs(v) > 1 + 1e-6: return "is out of range (a cosine lies in −1…1)"
-        case .timeHours where previous.map({ v < $0 }) == true:
-            return "goes back in time (the previous epoch is at \(previous!) h; epochs are in time order)"
-        default: return nil
+        if column == .cosine, abs(v) > 1 + 1e-6 { return "is out of range (a cosine lies in −1…1)" }
+        if column == .timeHours, let previous, v < previous {
+            return "goes back in time (the previous epoch is at \(previous) h; epochs are in time order)"
         }
+        return nil
     }
 }

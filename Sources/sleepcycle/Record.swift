@@ -214,13 +214,17 @@ struct Record: AsyncParsableCommand {
         Diagnostics.log.warning("--start \(start.description) is before night \(id)'s last audio (\(end)): the new audio continues from there")
     }
 
+    /// A night another recorder holds cannot be resumed: the store is busy (75).
+    private static func beingRecorded(_ night: StoredNight, store: NightStore) -> CLIError {
+        CLIError(.busy, "\(MessageText.path(store.path)): night \(night.id.uuidString) is being recorded by another "
+            + "recorder: nothing to resume")
+    }
+
     /// The night --resume continues: the one named, else the most recent interrupted one.
     private func interruptedNight(in store: NightStore) throws -> StoredNight {
         if let night {
             let (_, found) = try storeOptions.night(night)
-            if found.state == .recording {
-                throw CLIError(.busy, "night \(found.id.uuidString) is being recorded by another recorder: nothing to resume")
-            }
+            if found.state == .recording { throw Self.beingRecorded(found, store: store) }
             guard found.state == .interrupted else {
                 throw CLIError(.usage, "night \(found.id.uuidString) is \(found.state.rawValue), not interrupted: nothing to resume")
             }
@@ -229,8 +233,7 @@ struct Record: AsyncParsableCommand {
         guard let latest = try store.latestInterrupted() else {
             // The night a running recorder holds is not interrupted: the store is busy, not empty of nights.
             if let recording = try store.nights().first(where: { $0.state == .recording }) {
-                throw CLIError(.busy, "\(MessageText.path(store.path)): night \(recording.id.uuidString) is being recorded "
-                    + "by another recorder: nothing to resume")
+                throw Self.beingRecorded(recording, store: store)
             }
             throw CLIError(.noInput, "\(MessageText.path(store.path)): no interrupted night to resume")
         }

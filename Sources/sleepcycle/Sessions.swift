@@ -39,8 +39,8 @@ struct StoreOptions: ParsableArguments {
 
     /// The store, or nil when there is none yet (nothing has been recorded): a missing file, an empty one or a
     /// database with no tables, all left as they are. Another program's database is refused unchanged. With
-    /// `toWrite` false (the commands that only read) the store is opened read-only: nothing in it or beside it
-    /// changes, and a store the user may only read can be read.
+    /// `toWrite` false (the commands that only read) the store is opened read-only: nothing in it changes, and a
+    /// store the user may only read can be read.
     func existing(toWrite: Bool) throws -> NightStore? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }

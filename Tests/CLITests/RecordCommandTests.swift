@@ -497,12 +497,18 @@ import Testing
         let path = folder + "/nights.sqlite"
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", path, "--duration", "5s"], stdin: try Self.rawNight())
         #expect(r.status == 0, "\(r.stderr)")
-        let id = try #require(try NightStore(path: path).nights().first?.id.uuidString)
-        // What a recorder that ended leaves, minus SQLite's shared-memory files (a reader may not make them).
+        // The store as a recorder that ended and was checkpointed leaves it, without SQLite's write-ahead log and
+        // shared-memory files (a reader may not make them). The one connection is closed before they are removed:
+        // removing them under an open connection (a store object not yet released) would lose what it holds.
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        let id = try #require(try queue.read { try String.fetchOne($0, sql: "SELECT id FROM night") })
+        try queue.close()
         for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix("-shm") || name.hasSuffix("-wal") {
             try FileManager.default.removeItem(atPath: folder + "/" + name)
         }
-        chmod(path, 0o644); chmod(path + ".lock", 0o644); chmod(folder, 0o555)
+        // The test's own folder too: it may have been made while another test's store had set umask 077.
+        chmod(temp.url.path, 0o755); chmod(path, 0o644); chmod(path + ".lock", 0o644); chmod(folder, 0o555)
         defer { chmod(folder, 0o755) }
         let listed = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
