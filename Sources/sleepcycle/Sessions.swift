@@ -42,9 +42,14 @@ struct StoreOptions: ParsableArguments {
     /// `toWrite` false (the commands that only read) the store is opened read-only: nothing in it changes, and a
     /// store the user may only read can be read.
     func existing(toWrite: Bool) throws -> NightStore? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
-        guard !isDirectory.boolValue else {
+        // Only a path that does not exist is no store: one that cannot be looked at (a folder the user may not
+        // enter) is an error, not an empty list of nights.
+        var st = stat()
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0 else {
+            if errno == ENOENT { return nil }
+            throw CLIError(.noInput, "\(MessageText.path(path)): \(InputFile.describe(errno: errno))")
+        }
+        guard (st.st_mode & S_IFMT) != S_IFDIR else {
             throw CLIError(.noInput, "\(MessageText.path(path)): is a directory (expected a sleepcycle store)")
         }
         guard toWrite else { return try NightStore.existingForReading(path: path) }

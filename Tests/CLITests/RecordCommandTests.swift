@@ -522,6 +522,10 @@ import Testing
         #expect(delete?.status == 73 && delete?.stderr.split(separator: "\n").count == 1, "\(delete?.stderr ?? "")")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == listed)
+        // A store in a folder the user may not enter is an error, not "no nights stored".
+        chmod(folder, 0o700)
+        let hidden = try runAsNobody(["sessions", "list", "--store", path])
+        #expect(hidden?.status == 66 && hidden?.stderr == "\(path): permission denied\n", "\(hidden?.stderr ?? "")")
     }
 
     /// Nights changed outside sleepcycle never crash a command: each is one line naming the store and the night.
