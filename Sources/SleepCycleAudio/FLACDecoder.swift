@@ -16,7 +16,9 @@ import Foundation
 /// * a frame delivered after a CRC-16 mismatch is not audio: its samples become part of the gap, and so are the
 ///   all-zero frames libFLAC 1.4 writes in place of frames it lost after other errors (until real audio returns);
 /// * a frame that starts before the expected number (a repeat) has the repeated part dropped, and a frame that would
-///   end beyond STREAMINFO's total is implausible (a header damaged in a way its CRC-8 missed) and dropped.
+///   end beyond STREAMINFO's total is implausible (a header damaged in a way its CRC-8 missed) and dropped, unless it
+///   starts exactly where the previous frame ended: contiguous audio past the total means the total is wrong (an
+///   encoder or editor that wrote a short count), and the audio is kept.
 ///
 /// Samples are scaled k / 2^(bps−1), libsndfile's normalisation of integer PCM.
 final class FLACDecoder: AudioDecoder {
@@ -196,7 +198,7 @@ final class FLACDecoder: AudioDecoder {
         crcMismatch = false
         let bits = Int(header.bits_per_sample)
         let end = start + Int64(length)
-        if let total = frameCount, end > total {
+        if let total = frameCount, end > total, start != expected {
             return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE   // implausible position: not this stream's audio
         }
         guard !damaged, Int(header.channels) == channelCount, (4...32).contains(bits), length > 0,

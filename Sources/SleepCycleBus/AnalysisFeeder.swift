@@ -18,8 +18,9 @@ public final class AnalysisFeeder {
     private let publish: (AnalysisEvent) -> Void
     private var sideInputs: [AnalysisEvent] = []
     private var sideIndex = 0
-    /// Side inputs dated after the end of the session (set by `end()`).
-    public private(set) var unpublishedSideInputs: [AnalysisEvent] = []
+    /// Side inputs dated after the end of the session (set by `end()`; a slice of the stored ones, not a copy: a
+    /// night of 50-Hz motion samples read over a short recording is millions of them).
+    public private(set) var unpublishedSideInputs: ArraySlice<AnalysisEvent> = []
 
     /// - Parameters:
     ///   - extractors: one per channel (may be empty: no `.features`).
@@ -104,7 +105,7 @@ public final class AnalysisFeeder {
         ended = true
         flushFeatures()
         publishSideInputs(before: position + 1)     // a sample at the last instant still belongs to the night
-        unpublishedSideInputs = Array(sideInputs[sideIndex...])
+        unpublishedSideInputs = sideInputs[sideIndex...]
         sideIndex = sideInputs.count
         publish(.sessionEnding(at: position))
         publish(.sessionEnded(at: position))

@@ -108,11 +108,11 @@ struct Analyze: ParsableCommand {
         }
         if let path = heartRateFile {
             let readings = try WearableFile.read(path: path, origin: start).readings
-            options.sideInputs += WearMetrics.heartRateSamples(readings, start: start.date).map { .heartRate($0) }
+            options.add(sideInputs: WearMetrics.heartRateSamples(readings, start: start.date).map { .heartRate($0) })
             options.sideInputOrigins[.heartRate] = MessageText.path(path)
         }
         if let path = motionFile {
-            options.sideInputs += try MotionFile.load(path: path, start: start).map { .motion($0) }
+            options.add(sideInputs: try MotionFile.load(path: path, start: start).map { .motion($0) })
             options.sideInputOrigins[.motion] = MessageText.path(path)
         }
         if let alarm {

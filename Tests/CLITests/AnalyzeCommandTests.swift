@@ -163,6 +163,29 @@ final class AnalyzeCommandTests {
         }
     }
 
+    /// A FLAC whose STREAMINFO declares fewer samples than it holds (a short count written by an encoder or editor)
+    /// is the whole night: the same events, and the duration the audio has, not the one declared.
+    @Test func aFLACWithAShortDeclaredLengthIsAnalysedWhole() throws {
+        let example = Self.repo.appendingPathComponent("Fixtures/example-night.flac").path
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: example)))
+        // STREAMINFO's body starts at byte 8; its 36-bit total_samples begins in the low nibble of body byte 13.
+        bytes[21] &= 0xF0
+        for i in 22...25 { bytes[i] = 0 }
+        bytes[25] = 100
+        let path = temp.url.appendingPathComponent("short-total.flac").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let whole = try Self.analyze([example, "--format", "json"])
+        let short = try Self.analyze([path, "--format", "json"])
+        #expect(short.status == 0 && short.stderr.isEmpty, "\(short.stderr)")
+        #expect(short.stdout.replacingOccurrences(of: path, with: example).components(separatedBy: "\"events\"").last
+                == whole.stdout.components(separatedBy: "\"events\"").last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(short.stdout.utf8)) as? [String: Any])
+        let source = try #require(json["source"] as? [String: Any])
+        let wholeJSON = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+        #expect(source["durationSec"] as? Double == (wholeJSON["source"] as? [String: Any])?["durationSec"] as? Double)
+        #expect(json["endTime"] as? String == wholeJSON["endTime"] as? String)
+    }
+
     /// `analyze -` reads the recording from standard input: a pipe and a redirected file give the same result,
     /// and the same session id (the contract's name, size and content digest, with the name `-`).
     @Test func standardInputIsTheRecording() throws {

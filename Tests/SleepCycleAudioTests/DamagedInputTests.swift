@@ -121,6 +121,25 @@ struct DamagedInputTests {
         #expect(source.warnings.map(\.code) == [.truncated])
     }
 
+    @Test("FLAC whose STREAMINFO total is smaller than its audio: every frame is decoded, at its time")
+    func flacShortStreamInfoTotal() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let (cleanPath, clean) = try writeClean(dir, "clean.flac", .flac16)
+        var bytes = clean
+        // STREAMINFO's body starts at byte 8; its 36-bit total_samples begins in the low nibble of body byte 13.
+        bytes[21] &= 0xF0
+        for i in 22...25 { bytes[i] = 0 }
+        bytes[25] = 100
+        let path = try write(bytes, dir.path("short-total.flac"))
+        let source = try AudioFileSource(path: path)
+        #expect(source.format.frameCount == 100)
+        let timeline = try FileFixture.readTimeline(source)
+        let reference = try FileFixture.readTimeline(AudioFileSource(path: cleanPath))
+        #expect(timeline.tiles && timeline.gaps.isEmpty)
+        #expect(timeline.samples == reference.samples)
+        #expect(source.warnings.isEmpty, "\(source.warnings)")
+    }
+
     @Test("Damaged headers cannot be resynchronised past: one 'notAudio' line (FLAC STREAMINFO, Vorbis setup page)")
     func damagedHeaders() throws {
         let dir = try FileFixture.TemporaryDirectory()

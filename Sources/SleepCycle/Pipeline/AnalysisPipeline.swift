@@ -294,11 +294,12 @@ public final class AnalysisPipeline {
             reportSideInputsOutside(after: feeder.unpublishedSideInputs)
         }
         let end = feeder.position
-        let durationSec: Double
-        if replay == nil, let frames = format.frameCount, format.sampleRate > 0 {
+        // The header's length, exact at the source's rate, when the timeline agrees with it to within the
+        // resampler's rounding; otherwise (a truncated file, a FLAC whose STREAMINFO total is short) the timeline.
+        var durationSec = AnalysisClock.seconds(end)
+        if replay == nil, let frames = format.frameCount, format.sampleRate > 0,
+           abs(Double(frames) / Double(format.sampleRate) - durationSec) < 0.01 {
             durationSec = Double(frames) / Double(format.sampleRate)
-        } else {
-            durationSec = AnalysisClock.seconds(end)
         }
         let source = SourceSummary(path: sourcePath, sampleRate: format.sampleRate, channels: format.channelCount,
                                    durationSec: durationSec)
@@ -343,7 +344,7 @@ public final class AnalysisPipeline {
     }
 
     /// One warning per kind of side input with samples outside `[0, end)`.
-    private func reportSideInputsOutside(after: [AnalysisEvent]) {
+    private func reportSideInputsOutside(after: ArraySlice<AnalysisEvent>) {
         var afterCounts: [SideInputKind: Int] = [:]
         for event in after { if let kind = SideInputKind(event) { afterCounts[kind, default: 0] += 1 } }
         let end = feeder.position

@@ -21,6 +21,11 @@ public struct PipelineOptions: Sendable {
     /// (`--hr FILE`, `--motion FILE`). Each is published before the first audio block starting after its time.
     /// Samples outside the recording are not used and are reported in the result's `warnings`.
     public var sideInputs: [AnalysisEvent] = []
+    /// Appends to `sideInputs`; a first batch is stored as it is, without the copy `+=` makes (a night of 50-Hz
+    /// motion is over a million events, 100 MB).
+    public mutating func add(sideInputs events: [AnalysisEvent]) {
+        if sideInputs.isEmpty { sideInputs = events } else { sideInputs += events }
+    }
     /// Where each kind of side input came from (e.g. its file), named in warnings.
     public var sideInputOrigins: [SideInputKind: String] = [:]
     /// Options the lead wires into consumers (alarm time/window, snorer count, channel separation, clip folder).
