@@ -12,7 +12,8 @@ import SleepCycleFormats
 ///   into place, so a crash never leaves a partial clip under a clip's name; with a key, only ciphertext is written.
 /// * Limits: a clip that would pass `maxClipsPerType` replaces the type's least probable clip if it is more probable
 ///   (else it is dropped unwritten); after each write, while the night's clips pass `maxBytesPerNight`, the least
-///   probable clip is given up and its file removed. Only files this writer wrote are ever removed.
+///   probable clip is given up and its file removed. Only files this writer created are ever removed: a clip that
+///   replaced a file of the same name (an earlier run over the same recording) stays when given up.
 /// * A failing write (a full disk, a removed folder) drops that clip with its reason; the night goes on.
 /// * A queued clip holds the ring's blocks of its audio (shared with the ring, not copied, until the ring lets them
 ///   go); the queue keeps at most `maxQueuedBytes` of such blocks alive and `submit` waits beyond that, so memory stays
@@ -160,18 +161,24 @@ final class ClipWriter: @unchecked Sendable {
         }
         let folderPath = directory + "/" + folder
         let path = folderPath + "/" + name
+        var existed = false
         do throws(ClipError) {
             if !madeFolders.contains(folderPath) {
                 try Self.makeFolder(folderPath)
                 madeFolders.insert(folderPath)
             }
+            var st = stat()
+            existed = PathEncoding.withCString(path) { lstat($0, &st) } == 0
             try Self.writeAtomically(bytes, to: path, folder: folderPath, sync: output.durable)
         } catch {
             return drop("cannot write clips into \(folderPath): \(error.message)")
         }
         ready.path = relative
         ready.bytes = bytes.count
-        kept[e.id] = Kept(ready: ready, probability: e.probability, file: path)
+        // A clip whose name was already taken replaced an earlier run's clip of the same event (the same recording
+        // gives the same session and event ids), which that run's result names: it is never removed, even if this
+        // run gives the clip up.
+        kept[e.id] = Kept(ready: ready, probability: e.probability, file: existed ? nil : path)
         totalBytes += Int64(bytes.count)
         out.append(ClipDelivery(clip: ready, event: e, samples: samples))
         // The night's size cap: give up the least probable clips (possibly this one) until it fits.

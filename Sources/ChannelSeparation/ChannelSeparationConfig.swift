@@ -149,14 +149,17 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
         try check(confidenceSlope.isFinite && confidenceSlope > 0, "confidence slope must be > 0, got \(confidenceSlope)")
         try check(decisionDelaySeconds.isFinite && (0...120).contains(decisionDelaySeconds),
                   "decision delay must be 0…120 s, got \(decisionDelaySeconds)")
-        try check(signatureWeight.isFinite && signatureWeight >= 0, "signature weight must be ≥ 0, got \(signatureWeight)")
+        // Weights are relative; the bound keeps their sums and products finite (1e308 + 1e308 is infinite, and the
+        // confidence then NaN).
+        try check(signatureWeight.isFinite && (0...1000).contains(signatureWeight),
+                  "signature weight must be 0…1000, got \(signatureWeight)")
         try check(signatureSeconds.isFinite && (0...300).contains(signatureSeconds),
                   "signature span must be 0…300 s, got \(signatureSeconds)")
         try check(speedOfSound.isFinite && speedOfSound > 100, "speed of sound must be > 100 m/s, got \(speedOfSound)")
         for type in EventType.allCases {
             let s = settings(for: type)
-            try check([s.level, s.time, s.strength].allSatisfy { $0.isFinite && $0 >= 0 },
-                      "\(type.rawValue): cue weights must be ≥ 0")
+            try check([s.level, s.time, s.strength].allSatisfy { (0...1000).contains($0) },
+                      "\(type.rawValue): cue weights must be 0…1000")
             try check(s.level + s.time + s.strength > 0, "\(type.rawValue): at least one cue weight must be > 0")
             try check((0...1).contains(s.threshold), "\(type.rawValue): confidence threshold must be 0…1")
         }
@@ -182,7 +185,10 @@ extension ChannelSeparationConfig {
         }
         switch error {
         case .typeMismatch(let type, let c), .valueNotFound(let type, let c):
-            return "\(name(c.codingPath)) must be \(type == Double.self ? "a number" : type == Bool.self ? "true or false" : type == String.self ? "a string" : "a \(type)")"
+            let what = type == Double.self ? "a number" : type == Bool.self ? "true or false"
+                : type == String.self ? "a string" : "\(type)".hasPrefix("Dictionary") ? "an object"
+                : "\(type)".hasPrefix("Array") ? "an array" : "a \(type)"
+            return "\(name(c.codingPath)) must be \(what)"
         case .keyNotFound(let key, let c):
             return "\(name(c.codingPath + [key])) is missing"
         case .dataCorrupted(let c):

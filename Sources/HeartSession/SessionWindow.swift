@@ -90,6 +90,11 @@ struct SessionWindow {
         let first = startMs ?? 0
         while nextFrameMs < time || (includeRaw && nextRawMs < time) {
             if includeRaw && nextRawMs <= nextFrameMs && nextRawMs < time {
+                if rawFrom == samples.count {
+                    // Every reading handed over: the raw frames before `time` are empty (none is written).
+                    nextRawMs += Self.steps(from: nextRawMs, to: time, by: rawMs) * rawMs
+                    continue
+                }
                 let upto = index(after: nextRawMs, from: rawFrom)
                 if upto > rawFrom { out.append(.raw(Array(samples[rawFrom..<upto]), startMs: nextRawMs - rawMs, endMs: nextRawMs)) }
                 rawFrom = upto
@@ -100,6 +105,14 @@ struct SessionWindow {
             let start = max(first, nextFrameMs - windowMs)
             let lo = start == first ? 0 : index(after: start, from: frameFrom)
             let hi = index(after: nextFrameMs, from: lo)
+            if !alignsFrames && lo == hi && hi == samples.count {
+                // No reading in this window nor after it before `time`: the wearable was off for longer than the
+                // window. Such frames are skipped (not written empty, one per emit interval of a gap that may be
+                // years long); frames resume with the first whose end reaches `time`. A night's frames (aligned to
+                // its epochs, bounded by its audio) are all kept.
+                nextFrameMs += Self.steps(from: nextFrameMs, to: time, by: emitMs) * emitMs
+                continue
+            }
             frameFrom = lo
             let intervalStart = max(first, nextFrameMs - emitMs)
             let intervalLo = intervalStart == first ? lo : index(after: intervalStart, from: lo)
@@ -113,6 +126,9 @@ struct SessionWindow {
         }
         return out
     }
+
+    /// The number of `step`s that take `from` to `to` or past it (`from < to`).
+    private static func steps(from: Int64, to: Int64, by step: Int64) -> Int64 { (to - from + step - 1) / step }
 
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 }

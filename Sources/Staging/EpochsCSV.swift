@@ -58,7 +58,7 @@ public enum EpochsCSV {
     /// z-scored or normalised (negative values are fine), but none reaches a million; the cosine lies in [−1, 1]
     /// and the epochs are in time order.
     static func problem(_ v: Double, in column: StagingInput, after previous: Double?) -> String? {
-        if abs(v) > 1e6 { return "is out of range (these features are normalised)" }
+        if abs(v) >= 1e6 { return "is out of range (these features are normalised)" }
         if column == .cosine, abs(v) > 1 + 1e-6 { return "is out of range (a cosine lies in −1…1)" }
         if column == .timeHours, let previous, v < previous {
             return "goes back in time (the previous epoch is at \(previous) h; epochs are in time order)"

@@ -95,6 +95,24 @@ final class ClipsCommandTests {
         #expect(files.count == chosen.count && files.allSatisfy { $0.hasSuffix(".flac") })
     }
 
+    /// Analysing the same recording again into the same folder (same session and event ids) with a tighter limit:
+    /// the clips it gives up were the first run's, named by its result, and stay.
+    @Test func aSecondRunNeverRemovesTheFirstRunsClips() throws {
+        let dir = temp.path("clips-twice")
+        let first = try AnalyzeCommandTests.analyze([Self.fixture, "--clips", dir, "--format", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let named = try Self.events(first.stdout).compactMap { $0["clip"] as? String }
+        #expect(named.count >= 10)
+        for limit in [["--clips-per-type", "1"], ["--clips-max-size", "1000"]] {
+            let again = try AnalyzeCommandTests.analyze([Self.fixture, "--clips", dir, "--format", "json"] + limit)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try Self.events(again.stdout).compactMap { $0["clip"] as? String }.count < named.count)
+            for path in named {
+                #expect(FileManager.default.fileExists(atPath: dir + "/" + path), "\(limit): \(path) was removed")
+            }
+        }
+    }
+
     @Test func encryptedClipsDecryptWithTheirKeyOnly() throws {
         let key = temp.path("clips.key")
         try Data((String(repeating: "0123456789abcdef", count: 4) + "\n").utf8).write(to: URL(fileURLWithPath: key))

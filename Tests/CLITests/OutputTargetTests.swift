@@ -131,7 +131,8 @@ import Testing
     }
 
     /// Every file a command reads is an input: key files (losing a key loses every clip encrypted with it), the
-    /// channel-separation configuration, `record`'s input and wearable file, and the store with its -wal and -shm.
+    /// channel-separation configuration, `record`'s input and wearable file, and the store with its -wal, -shm and
+    /// lock file.
     @Test func keysConfigurationsAndTheStoreAreInputsToo() throws {
         let key = temp.path("clips.key")
         let keyBytes = Data((0..<32).map { UInt8($0) })
@@ -164,7 +165,9 @@ import Testing
         let recorded = try BuiltBinary.run(recordArgs, stdin: raw)
         #expect(recorded.status == 0, "\(recorded.stderr)")
         let id = try #require((try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any])?["sessionId"] as? String)
-        for file in [store, store + "-wal", store + "-shm"] where FileManager.default.fileExists(atPath: file) {
+        // The recorder's lock file too: replaced, it would let a second recorder in beside a running one.
+        #expect(FileManager.default.fileExists(atPath: store + ".lock"))
+        for file in [store, store + "-wal", store + "-shm", store + ".lock"] where FileManager.default.fileExists(atPath: file) {
             let r = try BuiltBinary.run(["sessions", "show", id, "--store", store, "--output", file])
             #expect(r.status == 73 && oneLine(r), "\(file): \(r.stderr)")
         }

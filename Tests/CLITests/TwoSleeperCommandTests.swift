@@ -58,6 +58,8 @@ final class TwoSleeperCommandTests {
                                   ("[1, 2]", "JSON object"), ("{\"perEventType\": {\"sneezing\": {}}}", "sneezing"),
                                   ("{\"microphoneDistance\": 5, \"speedOfSound\": 300}", "at most 4.76 m"),
                                   ("{\"microphoneDistance\": \"far\"}", "'microphoneDistance' must be a number"),
+                                  ("{\"levelWeight\": 1e308, \"timeWeight\": 1e308}", "cue weights must be 0…1000"),
+                                  ("{\"perEventType\": 3}", "'perEventType' must be an object"),
                                   ("{\"microphoneDistance\": ", "not valid JSON")] {
             try Data(content.utf8).write(to: URL(fileURLWithPath: bad))
             let e = try AnalyzeCommandTests.analyze([Self.fixture, "--channel-separation", "bedside",
@@ -100,6 +102,16 @@ final class TwoSleeperCommandTests {
         #expect(shown.status == 0 && shown.stdout == r.stdout, "\(shown.stderr)")
         let text = try BuiltBinary.run(["sessions", "show", id, "--store", store])
         #expect(text.status == 0 && text.stdout.contains("Secondary sleeper"))
+        // `sessions list` gives the primary sleeper's statistics (as `sessions report` does), not both sleepers' sum.
+        let listed = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+        let nights = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let statistics = try #require(nights.first?["statistics"] as? [String: Any])
+        let primary = try #require(sessions[0]["statistics"] as? [String: Any])
+        let secondary = try #require(sessions[1]["statistics"] as? [String: Any])
+        #expect((secondary["snoreTime"] as? Double ?? 0) > 0, "the fixture's secondary sleeper snores too")
+        for key in ["snoreTime", "snoreScore", "totalSleepDuration"] {
+            #expect(statistics[key] as? Double == primary[key] as? Double, "\(key): \(statistics[key] ?? "nil")")
+        }
         // Mono input with the option: refused before anything is recorded.
         let mono = try BuiltBinary.run(["record", "--input", "-", "--rate", "16000", "--channels", "1",
                                         "--channel-separation", "bedside", "--store", temp.path("other.sqlite")],

@@ -39,6 +39,31 @@ struct SessionEngineTests {
         #expect(events.allSatisfy { if case .biosignal = $0 { false } else { true } })
     }
 
+    /// A wearable off for longer than the window (here three years): no frame for the empty windows of the gap
+    /// (there were 19 million of them at one every 5 s), and frames resume with the readings, on the same schedule.
+    @Test func aGapLongerThanTheWindowHasNoEmptyFrames() throws {
+        for raw in [false, true] {
+            let engine = SessionEngine()
+            var events: [SessionEvent] = []
+            let config = SessionConfig(mode: .focus, profile: ComputeProfile(windowSec: 30, emitIntervalSec: 5),
+                                       includeRaw: raw)
+            let id = try engine.start(config: config, sessionId: "s1") { events.append($0) }
+            let gap: Int64 = 3 * 365 * 86_400_000 + 123
+            for b in Self.beats(60) + Self.beats(60, from: gap) { try engine.push(b) }
+            try engine.stop(sessionId: id)
+            let frames = events.compactMap { e -> SessionMetrics? in if case .frame(_, let m) = e { m } else { nil } }
+            #expect(frames.count < 40, "\(frames.count) frames")
+            #expect(frames.allSatisfy { $0.sampleCount > 0 })
+            // Every frame still ends on the schedule of the first reading (960 ms + k · 5 s).
+            #expect(frames.allSatisfy { ($0.endMs - 960) % 5_000 == 0 })
+            #expect(frames.contains { $0.startMs > gap } && frames.contains { $0.endMs < 61_000 })
+            let rawCount = events.reduce(0) { n, e in if case .biosignal(_, let s, _, _) = e { n + s.count } else { n } }
+            #expect(rawCount == (raw ? 120 : 0))
+            guard case .summary(_, let summary)? = events.last else { Issue.record("no summary"); return }
+            #expect(summary.sampleCount == 120)
+        }
+    }
+
     /// The exact bytes of each event type: keys sorted, values rounded to 0.001, a missing metric null, a reading's
     /// absent heart rate or RR list left out, whole numbers without a decimal point.
     @Test func eachEventsLineIsPinned() {

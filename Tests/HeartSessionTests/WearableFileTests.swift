@@ -86,6 +86,11 @@ struct WearableFileTests {
         #expect(samples.map(\.rrMs) == [1000, 800])
         let session = WearMetrics.biosignalSamples(polar.readings)
         #expect(session.map(\.timestampMs) == [0, 800, 2000])
+        // CRLF line ends (one Character in Swift, not "\n"), with a header and without.
+        #expect(try Self.parse("RR-interval [ms]\r\n1000\r\n800\r\n1200\r\n").readings.map(\.rrIntervals) == [[1000], [800], [1200]])
+        #expect(try Self.parse("1000\r\n800\r\n").readings.map(\.rrIntervals) == [[1000], [800]])
+        // Metrics other than the heart's are skipped whatever their values.
+        #expect(try Self.parse("{\"timestamp\": 5, \"metrics\": {\"hr\": 60, \"steps\": \"many\"}}\n").readings.count == 1)
         // A CSV header over rows of one field is a damaged CSV, not an RR list under a header.
         #expect(Self.error("time,bpm\n800\n900\n850\n").contains("night.hr:2:"), "\(Self.error("time,bpm\n800\n900\n850\n"))")
     }
@@ -123,6 +128,15 @@ struct WearableFileTests {
             ("Time,Value\n4/22/2023 7:00:05 AM,62\n4/22/2023 7:00:10 AM,abc\n", "night.hr:3:"),
             ("Id,Value\n1,62\n", "night.hr:1:"),
             ("", "night.hr:"),
+            // Values of the wrong JSON type: a bad row, not a reading skipped or a boolean read as 1.
+            ("{\"timestamp\": 5, \"metrics\": {\"hr\": \"60\"}}\n", "night.hr:1: metrics.hr '60' is not a number"),
+            ("{\"timestamp\": 5, \"metrics\": {\"hr\": true}}\n", "night.hr:1: metrics.hr 'true' is not a number"),
+            ("{\"timestamp\": 5, \"metrics\": \"x\"}\n", "night.hr:1: \"metrics\" must be an object"),
+            ("{\"timestamp\": 5, \"rrIntervals\": \"950\"}\n", "night.hr:1: \"rrIntervals\" must be an array"),
+            ("{\"timestamp\": 5, \"rrIntervals\": [\"a\"]}\n", "night.hr:1: RR interval 'a' is not a number"),
+            ("{\"timestamp\": true, \"metrics\": {\"hr\": 60}}\n", "night.hr:1: \"timestamp\" must be"),
+            // Seconds from the start, then a date: two clocks in one file.
+            ("time,bpm\n0,60\n2026-01-01T23:00:00Z,61\n", "night.hr:3: time '2026-01-01T23:00:00Z' is a date, but"),
         ]
         for (text, prefix) in cases {
             let message = Self.error(text)

@@ -140,6 +140,8 @@ struct WearableTable {
          start: ISO8601Time?, aliases: [String: String]? = nil) throws(InputFileError) {
         header = []
         var lastTime = SampleTime.min
+        /// Whether the rows' times are seconds (true) or dates (false), from the first row on.
+        var timesAreSeconds: Bool?
         var decided = false
         var table = self
         try CSVTable.scan(bytes, path: path) { (record, separator) throws(InputFileError) in
@@ -153,8 +155,14 @@ struct WearableTable {
                 throw InputFileError(path: path, line: record.line,
                                      message: "expected \(table.slot.count) fields, found \(fields.count)")
             }
-            let time = try Self.time(fields[table.timeColumn], separator: separator, start: start, path: path,
-                                     line: record.line)
+            let (time, isSeconds) = try Self.time(fields[table.timeColumn], separator: separator, start: start,
+                                                  path: path, line: record.line)
+            // Seconds from the start and dates do not mix: a date after seconds (or the reverse) is on another clock.
+            if let previous = timesAreSeconds, previous != isSeconds {
+                throw InputFileError(path: path, line: record.line, message: "time '\(MessageText.field(fields[table.timeColumn]))' "
+                    + (isSeconds ? "is seconds, but the rows before it are dates" : "is a date, but the rows before it are seconds"))
+            }
+            timesAreSeconds = isSeconds
             guard time >= lastTime else {
                 throw InputFileError(path: path, line: record.line, message: "time goes backwards")
             }
@@ -231,15 +239,16 @@ struct WearableTable {
         return isHeader
     }
 
-    /// A row's time on the recording's timeline: seconds since its first sample, or an ISO 8601 time.
+    /// A row's time on the recording's timeline, and whether the field was seconds since its first sample (else an
+    /// ISO 8601 time or an export's date).
     static func time(_ field: String, separator: CSVTable.Separator, start: ISO8601Time?, path: String,
-                     line: Int) throws(InputFileError) -> SampleTime {
+                     line: Int) throws(InputFileError) -> (SampleTime, isSeconds: Bool) {
         if let s = CSVTable.number(field, separator: separator) {
             guard let t = AnalysisClock.checkedSamples(seconds: s) else {
                 throw InputFileError(path: path, line: line, message: "time \(MessageText.field(field)) s is out of range "
                     + "(expected seconds from the start of the recording)")
             }
-            return t
+            return (t, true)
         }
         // An ISO 8601 time, else an export's date (`WearableTime`), placed on the recording's timeline.
         let date: Date
@@ -259,6 +268,6 @@ struct WearableTable {
         guard let t = AnalysisClock.checkedSamples(seconds: date.timeIntervalSince(start.date)) else {
             throw InputFileError(path: path, line: line, message: "time '\(MessageText.field(field))' is out of range")
         }
-        return t
+        return (t, false)
     }
 }

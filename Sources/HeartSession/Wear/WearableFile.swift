@@ -98,7 +98,7 @@ public enum WearableFile {
                         ?? ISO8601Time(dateTime, defaultOffsetSeconds: start.utcOffsetSeconds)?.date else {
                     throw bad("dateTime '\(MessageText.field(dateTime))' is not a date")
                 }
-                guard let bpm = ((object["value"] as? [String: Any])?["bpm"] as? NSNumber)?.doubleValue else {
+                guard let bpm = ((object["value"] as? [String: Any])?["bpm"]).flatMap(jsonNumber) else {
                     throw bad("no value.bpm")
                 }
                 guard bpmRange.contains(bpm) else { throw bad("heart rate \(bpm) bpm is out of range (20–250)") }
@@ -108,6 +108,22 @@ public enum WearableFile {
             }
         }
         return Contents(format: format, readings: try ordered(out, path: path))
+    }
+
+    /// The metrics of the schema sleepcycle reads; the others are skipped whatever their values.
+    static let heartMetricKeys: Set<String> = ["hr", "hrv_rmssd", "hrv_sdnn"]
+
+    /// A JSON number's value; nil for anything else, `true` and `false` included (Foundation hands booleans over as
+    /// NSNumbers of Objective-C type `c`, which no JSON number has).
+    static func jsonNumber(_ value: Any) -> Double? {
+        guard let n = value as? NSNumber, String(cString: n.objCType) != "c" else { return nil }
+        return n.doubleValue
+    }
+
+    /// A JSON value as it was written, for messages (`true`, not Foundation's `1`).
+    static func jsonText(_ value: Any) -> String {
+        if let n = value as? NSNumber, String(cString: n.objCType) == "c" { return n.boolValue ? "true" : "false" }
+        return "\(value)"
     }
 
     /// One object of the wearable schema, or nil when it carries no heart data.
@@ -122,23 +138,35 @@ public enum WearableFile {
                 throw bad("\"timestamp\" '\(MessageText.field(t))' is not an ISO 8601 time")
             }
             date = time.date
-        } else if let t = (object["timestamp"] as? NSNumber)?.doubleValue, t.isFinite, abs(t) < 1e10 {
+        } else if let t = object["timestamp"].flatMap(jsonNumber), t.isFinite, abs(t) < 1e10 {
             // Unix time (seconds since 1970: any time after 2001), else seconds from the recording's start.
             date = t > 1e9 ? Date(timeIntervalSince1970: t) : start.date.addingTimeInterval(t)
         } else {
             throw bad("\"timestamp\" must be an ISO 8601 time or seconds (Unix time, or from the recording's start)")
         }
         var metrics: [String: Double] = [:]
-        for (key, value) in object["metrics"] as? [String: Any] ?? [:] {
-            if let x = (value as? NSNumber)?.doubleValue, x.isFinite { metrics[key] = x }
+        if let value = object["metrics"], !(value is NSNull) {
+            guard let fields = value as? [String: Any] else { throw bad("\"metrics\" must be an object of numbers") }
+            for (key, value) in fields {
+                if let x = jsonNumber(value), x.isFinite {
+                    metrics[key] = x
+                } else if heartMetricKeys.contains(key), !(value is NSNull) {
+                    // Other metrics (steps, calories) are not read; a heart metric that is not a number is a bad row.
+                    throw bad("metrics.\(key) '\(MessageText.field(jsonText(value)))' is not a number")
+                }
+            }
         }
         if let hr = metrics["hr"], !bpmRange.contains(hr) { throw bad("heart rate \(hr) bpm is out of range (20–250)") }
         var rr: [Double] = []
-        for value in object["rrIntervals"] as? [Any] ?? [] {
-            guard let x = (value as? NSNumber)?.doubleValue, rrRange.contains(x) else {
-                throw bad("an RR interval is out of range (200–3000 ms)")
+        if let value = object["rrIntervals"], !(value is NSNull) {
+            guard let intervals = value as? [Any] else { throw bad("\"rrIntervals\" must be an array of milliseconds") }
+            for value in intervals {
+                guard let x = jsonNumber(value) else {
+                    throw bad("RR interval '\(MessageText.field(jsonText(value)))' is not a number of milliseconds")
+                }
+                guard rrRange.contains(x) else { throw bad("RR interval \(x) ms is out of range (200–3000 ms)") }
+                rr.append(x)
             }
-            rr.append(x)
         }
         guard metrics["hr"] != nil || !rr.isEmpty || metrics["hrv_rmssd"] != nil || metrics["hrv_sdnn"] != nil else {
             return nil
@@ -257,7 +285,9 @@ public enum WearableFile {
     /// (Polar's RR export: "RR-interval [ms]"; Kubios' text) — or nil when the text is not such a list.
     static func rrList(_ text: String, path: String) throws(InputFileError) -> [Double]? {
         var values: [Double] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // CRLF is one Character in Swift ("\r\n" != "\n"): lines end at either.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, raw) in lines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
             if line.isEmpty { continue }
             if values.isEmpty && index == 0 && !line.contains(where: \.isNumber) {

@@ -320,7 +320,7 @@ public actor SleepAnalysisEngine {
         for problem in problems { result.warnings.append(AnalysisWarning(.storeProblem, "\(journal.store.path): \(problem)")) }
         separated?.warnings = result.warnings
         do {
-            try journal.complete(result: result, json: separated?.jsonString())
+            try journal.complete(result: result, separated: separated)
         } catch {
             result.warnings.append(AnalysisWarning(.notStored, "the night's result is not stored: \(error.description)"))
             separated?.warnings = result.warnings

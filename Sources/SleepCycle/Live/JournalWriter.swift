@@ -72,12 +72,13 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     /// Stores the night's result (one transaction: the night becomes complete and its journal is dropped, since
-    /// the result holds everything the journal did): `json` when given (a two-sleeper night's separated result),
-    /// else the result's own JSON.
-    func complete(result: AnalysisResult, json: String? = nil) throws(StoreError) {
+    /// the result holds everything the journal did): a two-sleeper night's separated result, with the primary
+    /// sleeper's statistics for `sessions list` (as `sessions report` takes them), else the result itself.
+    func complete(result: AnalysisResult, separated: SeparatedAnalysisResult? = nil) throws(StoreError) {
+        let statistics = separated?.session(.primary).statistics ?? result.statistics
         try store.completeNight(id: night, endTime: result.endTime, source: Data(result.source.jsonString().utf8),
-                                statistics: Data(result.statistics.jsonString().utf8),
-                                result: Data((json ?? result.jsonString()).utf8))
+                                statistics: Data(statistics.jsonString().utf8),
+                                result: Data((separated?.jsonString() ?? result.jsonString()).utf8))
     }
 
     /// The night's time (the recording's clock, not the wall clock: they differ for a file replayed or a night

@@ -6,12 +6,12 @@ import SleepCycleFormats
 /// Option values that parse themselves: one function per kind of value, used by every command as an
 /// `@Option(transform:)`, so the error line says what is wrong with the value ("month 13 is out of range …").
 enum OptionValue {
-    /// `--start`: an ISO 8601 time with its UTC offset, in the years 1970–9000 (so that every time of the night,
+    /// `--start`: an ISO 8601 time with its UTC offset, from 1970 to the end of 8999 in UTC (so that every time of the night,
     /// its end and its wearable readings still print as four-digit ISO 8601 years).
     static func startTime(_ text: String) throws -> ISO8601Time {
         let time = try ISO8601Time.parse(text)
         guard time.date >= Date(timeIntervalSince1970: 0), time.date < Self.latestStart else {
-            throw Problem("\(MessageText.field(text)) is out of range (a time in the years 1970–9000)")
+            throw Problem("\(MessageText.field(text)) is out of range (a time from 1970 to the end of 8999, UTC)")
         }
         return time
     }

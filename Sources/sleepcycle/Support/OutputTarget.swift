@@ -36,9 +36,12 @@ struct OutputTarget {
 
     static let standardOutput = OutputTarget(name: "standard output", destination: .standardOutput)
 
-    /// The files of an SQLite database at `path` (the database, its write-ahead log, shared memory and rollback
-    /// journal): all inputs of a command that reads the store, since writing over any of them damages it.
-    static func databaseFiles(_ path: String) -> [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
+    /// The files of the store at `path` (the SQLite database, its write-ahead log, shared memory and rollback
+    /// journal, and the recorder's lock file): all inputs of a command that reads the store, since writing over any
+    /// of them damages it (a replaced lock file lets a second recorder in beside the first).
+    static func databaseFiles(_ path: String) -> [String] {
+        [path, path + "-wal", path + "-shm", path + "-journal", path + ".lock"]
+    }
 
     /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads
     /// (the recording, wearable files, key files, configuration files, the store's files).
