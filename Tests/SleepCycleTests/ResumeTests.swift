@@ -48,6 +48,50 @@ import SleepCycleFormats
                 "\(problems)")
     }
 
+    /// A wearable's file read again from its start on resume (as `record --resume --hr FILE` does): the readings
+    /// journaled before the interruption are not counted twice, those after it (and in the hole) once.
+    @Test func wearableReadingsPushedAgainOnResumeCountOnce() async throws {
+        let night = Array(try Self.exampleNight().prefix(90 * 16_000))
+        let crash = 30 * 16_000, back = 40 * 16_000
+        let start = Date(timeIntervalSince1970: 1_767_304_800)
+        let store = try NightStore(path: dir.appendingPathComponent("hr.sqlite").path)
+        let id = UUID()
+        // One heart-rate reading every second, at 0.5, 1.5, … 89.5 s.
+        let times = (0..<90).map { Double($0) + 0.5 }
+        do {
+            let lock = try store.lockForRecording()
+            let source = ScriptedSource(steps: Self.blocks(night[0..<crash]), live: true)
+            let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
+            var options = PipelineOptions()
+            options.sideInputs = times.map { .heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: $0), bpm: 60)) }
+            let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name, options: options)
+            let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: 0, sourceName: source.name,
+                                     sourceSampleRate: 16_000, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
+                                     hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
+                                     recorderSettings: [:])
+            try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8),
+                                 header: try JSONEncoder().encode(header))
+            lock.recording(id)
+            let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
+            let recorder = JournalRecorder(writer: writer, start: 0)
+            pipeline.observe { recorder.observe($0) }
+            for _ in 0..<(crash / 8_000) { pipeline.process(try source.read()) }
+            #expect(writer.drain().isEmpty)
+            lock.release()
+        }
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize(store: store)
+        let steps = Self.blocks(night[back...])
+        let rest = ScriptedSource(steps: steps, live: true)
+        _ = try await engine.resumeAnalysis(at: start.addingTimeInterval(40), using: rest)
+        for t in times { try await engine.push(heartRate: 60, at: start.addingTimeInterval(t)) }
+        // Stopped once every block has been read (the live source then waits for more).
+        while rest.reads <= steps.count { try await Task.sleep(nanoseconds: 20_000_000) }
+        let resumed = try await engine.stopAnalysis()
+        let heart = try #require(resumed.heart)
+        #expect(heart.summary.sampleCount == times.count, "\(heart.summary.sampleCount) readings")
+    }
+
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {
         let night = try Self.exampleNight()
         let rate = 16_000

@@ -24,6 +24,10 @@ public actor SleepAnalysisEngine {
     private var journal: JournalWriter?
     private var clock: AnalysisClock?
     private var accelerometer = false
+    /// A resumed night's journaled end: side inputs pushed with an earlier date were journaled before the interruption
+    /// (published with the audio up to there) and are replayed from the journal, so a wearable file read again from
+    /// its start on `--resume` does not count them twice. 0 for a new night.
+    private var journaledUntil: SampleTime = 0
     /// The running session's pipeline, and with a two-sleeper data source, each sleeper's running session.
     private var pipeline: AnalysisPipeline?
     private var dataSource = false
@@ -218,6 +222,7 @@ public actor SleepAnalysisEngine {
         try store.reopenNight(id: stored.id, header: stored.header)
         attachJournal(to: pipeline, night: stored.id, start: header.start, from: replay.position,
                       nextSequence: (lastSequence ?? -1) + 1)
+        journaledUntil = replay.position
         let offset = max(replay.position, AnalysisClock.samples(seconds: date.timeIntervalSince(header.start)))
         let runner = SessionRunner(pipeline: pipeline, source: source, observers: observers,
                                    utcOffsetSeconds: header.utcOffsetSeconds, offset: offset)
@@ -230,15 +235,16 @@ public actor SleepAnalysisEngine {
     /// Pushes a heart-rate sample (bpm and/or an RR interval) taken at `date` into the running session.
     public func push(heartRate bpm: Double? = nil, rrIntervalMs: Double? = nil, at date: Date) throws {
         guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
-        session.push(sideInputs: [.heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start)),
-                                                             bpm: bpm, rrMs: rrIntervalMs))])
+        let time = AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start))
+        guard time >= journaledUntil else { return }
+        session.push(sideInputs: [.heartRate(HeartRateSample(time: time, bpm: bpm, rrMs: rrIntervalMs))])
     }
 
     /// Pushes a wearable's readings (`WearMetrics`, from any device) into the running session: their heart rate and
     /// RR intervals go to the heart session (and through it to staging); other metrics are not used yet.
     public func push(_ readings: [WearMetrics]) throws {
         guard let session, let clock else { throw SleepAnalysisEngineError.notRunning }
-        let samples = WearMetrics.heartRateSamples(readings, start: clock.start)
+        let samples = WearMetrics.heartRateSamples(readings, start: clock.start).filter { $0.time >= journaledUntil }
         if !samples.isEmpty { session.push(sideInputs: samples.map { .heartRate($0) }) }
     }
 
@@ -248,8 +254,9 @@ public actor SleepAnalysisEngine {
         guard accelerometer else {
             throw SleepAnalysisEngineError.unsupportedConfiguration("motion samples need useAccelerometer")
         }
-        session.push(sideInputs: [.motion(MotionSample(time: AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start)),
-                                                       activity: activity))])
+        let time = AnalysisClock.samples(seconds: date.timeIntervalSince(clock.start))
+        guard time >= journaledUntil else { return }
+        session.push(sideInputs: [.motion(MotionSample(time: time, activity: activity))])
     }
 
     /// `options` with the clips producer's receiver for session `sessionId`.
@@ -306,7 +313,7 @@ public actor SleepAnalysisEngine {
         let pipeline = self.pipeline
         self.session = nil
         self.pipeline = nil
-        clock = nil
+        clock = nil; journaledUntil = 0
         defer { setState(.initialized) }
         var result = try outcome.get()
         var separated = pipeline?.separatedResult(from: result)
@@ -410,7 +417,7 @@ public actor SleepAnalysisEngine {
         pipeline = nil
         dataSource = false
         channelSessions = [:]
-        clock = nil
+        clock = nil; journaledUntil = 0
         setState(.initialized)
     }
 
