@@ -137,8 +137,9 @@ final class ClipWriter: @unchecked Sendable {
                 guard e.probability > weakest.probability else {
                     return drop("more probable \(e.type.rawValue) events kept their clips (limit \(limit) per type)")
                 }
-                out.append(giveUp(weakest.ready.eventId, reason: "replaced by a more probable \(e.type.rawValue) "
-                    + "event (limit \(limit) per type)"))
+                // The same words as a clip dropped unwritten: the warning lists each reason once.
+                out.append(giveUp(weakest.ready.eventId, reason: "more probable \(e.type.rawValue) events kept their "
+                    + "clips (limit \(limit) per type)"))
             }
         }
         guard let directory = output.directory else {

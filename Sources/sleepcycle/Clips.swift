@@ -48,6 +48,11 @@ struct ClipOptions: ParsableArguments {
             throw ValidationError("the --clip… options need --clips DIR")
         }
         if let n = clipsPerType, n < 1 { throw ValidationError("--clips-per-type must be at least 1") }
+        let length = clipLength ?? AudioClipsConfig().clipLength
+        if let preRoll = clipPreRoll, preRoll < length {
+            throw ValidationError("--clip-pre-roll \(String(format: "%g", preRoll)) s must be at least the clip length "
+                + "(\(String(format: "%g", length)) s)")
+        }
     }
 
     /// The pipeline's clip settings; the key file is read and the folder checked here, before any input is read (the

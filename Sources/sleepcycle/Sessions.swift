@@ -69,12 +69,24 @@ struct StoreOptions: ParsableArguments {
         }
         let wanted = id.uppercased()
         guard !wanted.isEmpty else { throw CLIError(.usage, "'' (an empty session id) names no night; give a session id") }
+        guard wanted.allSatisfy({ $0 == "-" || $0.isHexDigit }) else {
+            throw CLIError(.usage, "'\(MessageText.field(id))' is not a session id (hex digits and dashes)")
+        }
         let listing = try store.listing()
-        let matches = listing.nights.filter { $0.id.uuidString.hasPrefix(wanted) }.map(NamedNight.night)
+        var matches = listing.nights.filter { $0.id.uuidString.hasPrefix(wanted) }.map(NamedNight.night)
             + listing.damaged.filter { $0.id.uppercased().hasPrefix(wanted) }.map(NamedNight.damaged)
+        if matches.isEmpty {
+            // A two-sleeper night's secondary session id (the one `show` prints for the second sleeper) names the
+            // night too; it is derived from the primary's, the night's own id.
+            matches = listing.nights.filter {
+                SessionIdentifier.uuidV5(namespace: $0.id, name: "secondary").uuidString.hasPrefix(wanted)
+            }.map(NamedNight.night)
+        }
         guard matches.count == 1, let night = matches.first else {
-            throw CLIError(.usage, matches.isEmpty ? "no night \(MessageText.field(id)) in \(MessageText.path(path))"
-                : "'\(MessageText.field(id))' names \(matches.count) nights; give more of the id")
+            if matches.isEmpty {
+                throw CLIError(.noInput, "no night '\(MessageText.field(id))' in \(MessageText.path(path))")
+            }
+            throw CLIError(.usage, "'\(MessageText.field(id))' names \(matches.count) nights; give more of the id")
         }
         return (store, night)
     }
@@ -263,13 +275,23 @@ extension Sessions {
 enum SessionsFormat {
     static func json(_ nights: [StoredNight]) -> String {
         let items = nights.map { n -> String in
-            let source = String(decoding: n.source, as: UTF8.self)
+            let source = n.state == .complete ? String(decoding: n.source, as: UTF8.self) : sourceSoFar(n)
             let statistics = n.statistics.map { String(decoding: $0, as: UTF8.self) } ?? "null"
             return "  {\"sessionId\": \"\(n.id.uuidString)\", \"startTime\": \"\(ISO8601Time.utcString(from: n.startTime))\", "
                 + "\"endTime\": \"\(ISO8601Time.utcString(from: n.endTime))\", \"state\": \"\(n.state.rawValue)\", "
                 + "\"source\": \(source), \"statistics\": \(statistics)}"
         }
         return items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// A night not yet complete keeps the `source` written when it began (duration 0): its duration so far is the
+    /// span of its journaled audio.
+    private static func sourceSoFar(_ n: StoredNight) -> String {
+        guard let o = try? JSONSerialization.jsonObject(with: n.source) as? [String: Any],
+              let path = o["path"] as? String, let rate = o["sampleRate"] as? Int, let channels = o["channels"] as? Int
+        else { return String(decoding: n.source, as: UTF8.self) }
+        let span = max(0, n.endTime.timeIntervalSince(n.startTime))
+        return SourceSummary(path: path, sampleRate: rate, channels: channels, durationSec: span).jsonString()
     }
 
     static let csvHeader = "session_id,start_time,end_time,state,duration_s,total_sleep_s,sleep_onset_latency_s,"

@@ -94,6 +94,10 @@ final class AnalyzeCommandTests {
             #expect(lines.count == 1, "\(r.stderr)")
             #expect(lines.first?.hasPrefix(path + ":") == true, "\(r.stderr)")
         }
+        // A folder on standard input (`analyze - < dir`) is a folder, not "not a recognised audio file".
+        let folder = try #require(FileHandle(forReadingAtPath: dir.path))
+        let r = try BuiltBinary.run(["analyze", "-"], stdinFile: folder)
+        #expect(r.status == 66 && r.stderr == "-: is a directory (expected an audio stream)\n", "\(r.stderr)")
     }
 
     /// `--start` with an offset: `--alarm` is read in that offset (it was read in UTC), and the text summary shows

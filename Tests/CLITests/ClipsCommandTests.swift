@@ -172,6 +172,8 @@ final class ClipsCommandTests {
             (["--clips", temp.path("c"), "--clips-key", shortKey], 65, "short.key"),
             (["--clips", temp.path("c"), "--clips-key", temp.path("nokey")], 66, "nokey"),
             (["--clips", temp.path("c"), "--clips-max-size", "lots"], 64, "size"),
+            (["--clips", temp.path("c"), "--clip-pre-roll", "20s", "--clip-length", "30s"], 64,
+             "--clip-pre-roll 20 s must be at least the clip length (30 s)"),
         ] {
             let r = try AnalyzeCommandTests.analyze([Self.fixture, "--format", "json"] + args)
             #expect(r.status == status, "\(args): \(r.stderr)")

@@ -328,6 +328,11 @@ import Testing
         #expect(late.status == 64 && late.stderr.split(separator: "\n").count == 1 && late.stderr.contains("48 h"),
                 "\(late.status) \(late.stderr)")
         #expect(try NightStore(path: store).nights().last?.state == .interrupted)
+        // `list` gives an interrupted night's duration so far (its source was stored with 0 when it began).
+        let listed = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
+        let night = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])?.last)
+        let duration = try #require((night["source"] as? [String: Any])?["durationSec"] as? Double)
+        #expect(night["state"] as? String == "interrupted" && duration > 30, "\(night)")
         let early = try resume(at: -3600)
         #expect(early.status == 0 && early.stderr.contains("is before night"), "\(early.status) \(early.stderr)")
     }
@@ -434,6 +439,9 @@ import Testing
         #expect(nights.first?["endTime"] as? String == "2026-01-01T22:01:00.000Z", "\(nights.first?["endTime"] ?? "")")
         #expect(textShow.stdout.contains("recording   23:00:00 → 23:01:00 UTC+01:00"), "\(textShow.stdout)")
         #expect(try BuiltBinary.run(["sessions", "show", "ZZZ", "--store", store]).status == 64)
+        // A well-formed id that names no night: the night asked for is missing (66), and the message quotes it.
+        let missing = try BuiltBinary.run(["sessions", "show", "00000000", "--store", store])
+        #expect(missing.status == 66 && missing.stderr.contains("no night '00000000' in "), "\(missing.stderr)")
         let empty = try BuiltBinary.run(["sessions", "show", "", "--store", store])
         #expect(empty.status == 64 && empty.stderr.contains("(an empty session id) names no night"), "\(empty.stderr)")
         #expect(try BuiltBinary.run(["sessions", "delete", first, "--store", store]).status == 0)

@@ -102,6 +102,11 @@ final class TwoSleeperCommandTests {
         #expect(shown.status == 0 && shown.stdout == r.stdout, "\(shown.stderr)")
         let text = try BuiltBinary.run(["sessions", "show", id, "--store", store])
         #expect(text.status == 0 && text.stdout.contains("Secondary sleeper"))
+        // The secondary sleeper's session id, which `show` prints, names the night too.
+        let secondaryId = try #require(sessions[1]["sessionId"] as? String)
+        #expect(text.stdout.contains(secondaryId))
+        let bySecondary = try BuiltBinary.run(["sessions", "show", secondaryId, "--store", store, "--format", "json"])
+        #expect(bySecondary.status == 0 && bySecondary.stdout == r.stdout, "\(bySecondary.stderr)")
         // `sessions list` gives the primary sleeper's statistics (as `sessions report` does), not both sleepers' sum.
         let listed = try BuiltBinary.run(["sessions", "list", "--store", store, "--format", "json"])
         let nights = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
