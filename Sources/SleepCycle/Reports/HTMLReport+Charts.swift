@@ -143,7 +143,7 @@ extension HTMLReportWriter {
                          summary: rates.isEmpty ? "" : {
                              let bpm = rates.map(\.bpm).sorted()
                              return String(format: "%d estimates, median %.1f breaths/min, from %.1f to %.1f.",
-                                           bpm.count, bpm[bpm.count / 2], bpm.first!, bpm.last!)
+                                           bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
                          }())
         let levels = result.loudness
         out += lineChart(name: "loudness", title: "Loudness through the night (30-s level, dBFS)", unit: " dB",
@@ -152,7 +152,7 @@ extension HTMLReportWriter {
                          summary: levels.isEmpty ? "" : {
                              let db = levels.map(\.levelDb).sorted()
                              return String(format: "%d epochs, median %.1f dBFS, from %.1f to %.1f dBFS.",
-                                           db.count, db[db.count / 2], db.first!, db.last!)
+                                           db.count, ResultCollector.median(db) ?? 0, db.first!, db.last!)
                          }())
         return out
     }

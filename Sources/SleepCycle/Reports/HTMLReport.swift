@@ -148,7 +148,7 @@ struct HTMLReportWriter {
                          summary: points.isEmpty ? "" : {
                              let bpm = points.map(\.1).sorted()
                              return String(format: "%d five-minute means, median %.1f bpm, from %.1f to %.1f bpm.",
-                                           bpm.count, bpm[bpm.count / 2], bpm.first!, bpm.last!)
+                                           bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
                          }())
         let m = heart.summary
         func row(_ name: String, _ value: Double?, _ format: String) -> String {

@@ -28,8 +28,7 @@ public struct NightTrend: Sendable, Hashable {
         let s = result.statistics
         totalSleep = s.totalSleepDuration; sleepEfficiency = s.sleepEfficiency; wakeAfterSleepOnset = s.wakeAfterSleepOnset
         snoreTime = s.snoreTime; snoreScore = s.snoreScore; awakenings = s.numberOfAwakenings
-        let bpm = result.breathingRates.map(\.bpm).sorted()
-        breathingBpm = bpm.isEmpty ? nil : bpm.count % 2 == 1 ? bpm[bpm.count / 2] : (bpm[bpm.count / 2 - 1] + bpm[bpm.count / 2]) / 2
+        breathingBpm = ResultCollector.median(result.breathingRates.map(\.bpm))
     }
 }
 

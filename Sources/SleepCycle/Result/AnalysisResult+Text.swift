@@ -99,7 +99,7 @@ extension AnalysisResult {
             out.append("  no breathing-rate estimates")
         } else {
             let bpm = breathingRates.map(\.bpm).sorted()
-            out.append("  \(breathingRates.count) estimates, median \(String(format: "%.1f", bpm[bpm.count / 2])) "
+            out.append("  \(breathingRates.count) estimates, median \(String(format: "%.1f", ResultCollector.median(bpm) ?? 0)) "
                        + "breaths/min (range \(String(format: "%.1f", bpm.first!))–\(String(format: "%.1f", bpm.last!)))")
         }
         if let heart {
