@@ -26,6 +26,29 @@ import SleepCycleFormats
         }
     }
 
+    /// `samples` analysed and journaled into `store` as the engine journals a live night (16 kHz mono, blocks of
+    /// 0.5 s), then cut off as a crash cuts it: no end of session, no result, the night left interrupted.
+    static func journalUntilCut(_ samples: ArraySlice<Float>, store: NightStore, id: UUID, start: Date,
+                                utcOffsetSeconds: Int, options: PipelineOptions = PipelineOptions()) throws {
+        let lock = try store.lockForRecording()
+        let source = ScriptedSource(steps: blocks(samples), live: true)
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
+        let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name, options: options)
+        let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: utcOffsetSeconds, sourceName: source.name,
+                                 sourceSampleRate: 16_000, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
+                                 hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
+                                 recorderSettings: [:])
+        try store.beginNight(id: id, startTime: start, utcOffsetSeconds: utcOffsetSeconds, source: Data("{}".utf8),
+                             header: try JSONEncoder().encode(header))
+        lock.recording(id)
+        let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
+        let recorder = JournalRecorder(writer: writer, start: 0)
+        pipeline.observe { recorder.observe($0) }
+        for _ in 0..<(samples.count / 8_000) { pipeline.process(try source.read()) }
+        #expect(writer.drain().isEmpty)
+        lock.release()
+    }
+
     /// A store that fills up mid-night: the writer keeps the chunks in memory and its warning gives the night's
     /// time of the first chunk not stored (the recording's clock, here a night in 2026-01), not the wall clock.
     @Test func aFullStoreIsReportedAtTheNightsTime() throws {
@@ -58,27 +81,9 @@ import SleepCycleFormats
         let id = UUID()
         // One heart-rate reading every second, at 0.5, 1.5, … 89.5 s.
         let times = (0..<90).map { Double($0) + 0.5 }
-        do {
-            let lock = try store.lockForRecording()
-            let source = ScriptedSource(steps: Self.blocks(night[0..<crash]), live: true)
-            let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
-            var options = PipelineOptions()
-            options.sideInputs = times.map { .heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: $0), bpm: 60)) }
-            let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name, options: options)
-            let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: 0, sourceName: source.name,
-                                     sourceSampleRate: 16_000, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
-                                     hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
-                                     recorderSettings: [:])
-            try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8),
-                                 header: try JSONEncoder().encode(header))
-            lock.recording(id)
-            let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
-            let recorder = JournalRecorder(writer: writer, start: 0)
-            pipeline.observe { recorder.observe($0) }
-            for _ in 0..<(crash / 8_000) { pipeline.process(try source.read()) }
-            #expect(writer.drain().isEmpty)
-            lock.release()
-        }
+        var options = PipelineOptions()
+        options.sideInputs = times.map { .heartRate(HeartRateSample(time: AnalysisClock.samples(seconds: $0), bpm: 60)) }
+        try Self.journalUntilCut(night[0..<crash], store: store, id: id, start: start, utcOffsetSeconds: 0, options: options)
         let engine = SleepAnalysisEngine()
         try await engine.initialize(store: store)
         let steps = Self.blocks(night[back...])
@@ -101,25 +106,7 @@ import SleepCycleFormats
         let id = UUID()
 
         // The first part, journaled as the engine journals it, then cut off: no end of session, no result.
-        do {
-            let lock = try store.lockForRecording()
-            let source = ScriptedSource(steps: Self.blocks(night[0..<crash]), live: true)
-            let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: rate, channelCount: 1)
-            let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name)
-            let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: 3600, sourceName: source.name,
-                                     sourceSampleRate: rate, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
-                                     hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
-                                     recorderSettings: [:])
-            try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 3600, source: Data("{}".utf8),
-                                 header: try JSONEncoder().encode(header))
-            lock.recording(id)
-            let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
-            let recorder = JournalRecorder(writer: writer, start: 0)
-            pipeline.observe { recorder.observe($0) }
-            for _ in 0..<(crash / 8_000) { pipeline.process(try source.read()) }
-            #expect(writer.drain().isEmpty)
-            lock.release()
-        }
+        try Self.journalUntilCut(night[0..<crash], store: store, id: id, start: start, utcOffsetSeconds: 3600)
         #expect(try store.latestInterrupted()?.id == id)
 
         // Resumed 20 s later on the rest of the night.
