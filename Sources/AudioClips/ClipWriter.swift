@@ -211,17 +211,28 @@ final class ClipWriter: @unchecked Sendable {
     // MARK: - Files
 
     private static func makeFolder(_ path: String) throws(ClipError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ClipError(path: path, message: "not a folder") }
-            return
+        if let failure = makeFolders(path) {
+            throw ClipError(path: path, message: failure == ENOTDIR ? "not a folder"
+                : "cannot create the folder (\(String(cString: strerror(failure))))")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ClipError(path: path, message: "cannot create the folder (\(reason(error)))")
+    }
+
+    /// Creates `path` and any missing parents (mode 0700), as `mkdir -p`; nil when it is a folder at the end, else
+    /// the `errno` of the step that failed (ENOTDIR: something other than a folder is in the way).
+    static func makeFolders(_ path: String) -> Int32? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            var st = stat()
+            if PathEncoding.withCString(prefix, { mkdir($0, 0o700) }) != 0 {
+                let failure = errno
+                guard failure == EEXIST else { return failure }
+                guard PathEncoding.withCString(prefix, { stat($0, &st) }) == 0 else { return errno }
+                guard (st.st_mode & S_IFMT) == S_IFDIR else { return ENOTDIR }
+            }
+            prefix += "/"
         }
+        return nil
     }
 
     /// Writes `bytes` to a new hidden file in `folder` (mode 0600), with `sync` flushes it to the disk, and renames it
@@ -248,13 +259,6 @@ final class ClipWriter: @unchecked Sendable {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        if let e = error as? CocoaError, let u = e.userInfo[NSUnderlyingErrorKey] as? NSError,
-           let text = strerror(Int32(u.code)) {
-            return String(cString: text)
-        }
-        return (error as NSError).localizedDescription
-    }
 }
 
 /// The clips folder.
@@ -298,13 +302,9 @@ public enum AudioClipsFolder {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }
-        } else {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw ClipError(.unwritable, path: directory, message: "cannot create the clips folder (\(ClipWriter.reason(error)))")
-            }
+        } else if let failure = ClipWriter.makeFolders(directory) {
+            throw ClipError(.unwritable, path: directory,
+                            message: "cannot create the clips folder (\(String(cString: strerror(failure))))")
         }
         guard access(directory, W_OK | X_OK) == 0 else {
             throw ClipError(.unwritable, path: directory, message: "the clips folder is not writable")

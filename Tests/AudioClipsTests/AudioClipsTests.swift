@@ -235,6 +235,28 @@ struct AudioClipsTests {
     }
 }
 
+extension AudioClipsTests {
+    /// Folders are made as `mkdir -p` does, mode 0700; one that cannot be made is named with the system's reason (not
+    /// Foundation's "The operation could not be completed").
+    @Test func clipFoldersAndTheirFailures() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("clip-folders-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try AudioClipsFolder.prepare(base + "/a/b/c")
+        var st = stat()
+        #expect(stat(base + "/a/b/c", &st) == 0 && st.st_mode & 0o777 == 0o700)
+        try AudioClipsFolder.prepare(base + "/a/b/c")          // an existing folder is fine
+        FileManager.default.createFile(atPath: base + "/file", contents: Data())
+        for (path, words) in [(base + "/file/x", "Not a directory"), ("/proc/sleepcycle-clips", "No such file or directory")] {
+            do {
+                try AudioClipsFolder.prepare(path)
+                Issue.record("\(path) was made")
+            } catch {
+                #expect(error.message == "cannot create the clips folder (\(words))", "\(error.message)")
+            }
+        }
+    }
+}
+
 final class Box: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [ClipDelivery] = []
