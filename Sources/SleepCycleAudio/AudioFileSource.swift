@@ -35,6 +35,8 @@ public final class AudioFileSource: AudioSource {
     public var name: String { path }
     /// The path, or the name given to a file descriptor (e.g. "-" or "standard input").
     public let path: String
+    /// The input is a pipe or another stream that cannot seek (some libsndfile formats cannot be read from one).
+    private let isStream: Bool
     /// Analysis-rate samples per channel in each `.audio` block (the last of a run may be shorter).
     public let blockFrames: Int
     /// Container and encoding as libsndfile names them, e.g. "WAV (Microsoft), Signed 16 bit PCM".
@@ -133,6 +135,7 @@ public final class AudioFileSource: AudioSource {
                 + "found an empty \(decoder.formatDescription) file)")
         }
         self.path = path
+        isStream = !input.isRegular
         self.input = input
         self.decoder = decoder
         self.rate = rate
@@ -380,7 +383,11 @@ public final class AudioFileSource: AudioSource {
         if sourcePosition == 0 {
             // Nothing decoded at all (a header alone through a pipe, a file cut inside its first frame): no night.
             let declared = format.frameCount.map { "the header declares \($0) frames but " } ?? ""
-            throw AudioError(.empty, path: path, message: "contains no audio frames (\(declared)none could be read)",
+            // From a pipe, a header that declares frames and no frame after it is a stream cut short, or a format
+            // libsndfile reads only by seeking (CAF, GSM 6.10 WAV): the file itself can be read.
+            let hint = isStream && (format.frameCount ?? 0) > 0
+                ? "; the stream ends early, or its format cannot be read without seeking: give it as a file" : ""
+            throw AudioError(.empty, path: path, message: "contains no audio frames (\(declared)none could be read\(hint))",
                              underlying: stopError?.underlying)
         }
         if sourcePosition < format.frameCount ?? 0 || stopError != nil {

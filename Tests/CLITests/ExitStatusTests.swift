@@ -106,7 +106,13 @@ import Testing
         let wav = try Data(contentsOf: URL(fileURLWithPath: night))
         let header = try BuiltBinary.run(["analyze", "-"], stdin: wav.prefix(44))
         expectOneLine(header, status: 65, "a WAV header on standard input")
-        #expect(header.stderr.contains("-: contains no audio frames"), "\(header.stderr)")
+        #expect(header.stderr.contains("-: contains no audio frames") && header.stderr.contains("give it as a file"),
+                "\(header.stderr)")
+        // The same header as a file is not a stream: no hint to give it as one.
+        let file = temp.path("header.wav")
+        try wav.prefix(44).write(to: URL(fileURLWithPath: file))
+        let asFile = try BuiltBinary.run(["analyze", file])
+        #expect(asFile.status == 65 && !asFile.stderr.contains("give it as a file"), "\(asFile.stderr)")
         let key = temp.path("big.key")
         try Data(repeating: 0x41, count: 1 << 20).write(to: URL(fileURLWithPath: key))
         let big = try BuiltBinary.run(["analyze", night, "--clips", temp.path("clips"), "--clips-key", key])
