@@ -192,7 +192,7 @@ extension Sessions {
         enum Format: String, ExpressibleByArgument, CaseIterable { case html, csv }
         @Option(help: "Output format: html (a report to open in a browser; default) or csv (a row per night).")
         var format: Format = .html
-        @Option(help: ArgumentHelp("Only the most recent N nights (default: all).", valueName: "N"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Only the most recent N nights (default: all).", valueName: "N"))
         var last: Int?
         @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
                 completion: .file())

@@ -134,6 +134,8 @@ import Testing
         #expect(page.hasPrefix("<!DOCTYPE html>") && page.contains("3 night(s)"))
         #expect(page.components(separatedBy: "<rect class=\"bar\"").count - 1 >= 3 * 6)
         #expect(try BuiltBinary.run(["sessions", "report", "--last", "0", "--store", store]).status == 64)
+        let negative = try BuiltBinary.run(["sessions", "report", "--last", "-1", "--store", store])
+        #expect(negative.status == 64 && negative.stderr.contains("--last must be at least 1 (got -1)"), "\(negative.stderr)")
         let empty = try BuiltBinary.run(["sessions", "report", "--format", "csv", "--store", temp.path("none.sqlite")])
         #expect(empty.status == 0 && empty.stdout.split(separator: "\n").count == 1)
 
