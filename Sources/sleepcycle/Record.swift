@@ -184,7 +184,17 @@ struct Record: AsyncParsableCommand {
             Diagnostics.log.info("\(MessageText.path(hr)): \(readings) wearable readings")
             if bad > 0 { Diagnostics.log.warning("\(MessageText.path(hr)): \(bad) lines could not be read and were skipped") }
         }
-        let result = try await engine.stopAnalysis()
+        let result: AnalysisResult
+        do {
+            result = try await engine.stopAnalysis()
+        } catch {
+            // The input failed before any audio (standard input closed, `<&-`): no night to keep, as for an input
+            // that ended at once — an empty "interrupted" night would be what `--resume` picks next.
+            if resuming == nil, let night = try? store.night(id), night.endTime <= night.startTime {
+                _ = try? store.delete(id)
+            }
+            throw error
+        }
         status.finish()
         ended.cancel()
         watchers.forEach { $0.cancel() }

@@ -30,6 +30,31 @@ import Testing
         return mknod(path, S_IFCHR | 0o666, testDevice(major, minor)) == 0 ? path : nil
     }
 
+    /// `--output /dev/stdout` (or `/dev/fd/1`, or a link to either) with standard output appended to a log: the
+    /// output is appended through the open descriptor; the log is not replaced (it was, losing its lines). A
+    /// descriptor that is not open, or open only for reading, is refused.
+    @Test func theProcesssOwnDescriptorsAreWrittenThrough() throws {
+        let log = temp.path("app.log")
+        try Data("EXISTING\n".utf8).write(to: URL(fileURLWithPath: log))
+        var before = stat()
+        #expect(stat(log, &before) == 0)
+        let link = temp.path("to-stdout")
+        #expect(symlink("/dev/stdout", link) == 0)
+        for name in ["/dev/stdout", "/dev/fd/1", link] {
+            let handle = try #require(FileHandle(forWritingAtPath: log))
+            handle.seekToEndOfFile()
+            let r = try analyze(["--output", name], stdout: handle)
+            try handle.close()
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+        }
+        var after = stat()
+        #expect(stat(log, &after) == 0 && after.st_ino == before.st_ino, "the log was replaced")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.hasPrefix("EXISTING\n{") && text.components(separatedBy: "\"sessionId\"").count == 4)
+        let closed = try analyze(["--output", "/dev/fd/9"])
+        #expect(closed.status == 73 && closed.stderr.contains("is descriptor 9, which is not open"), "\(closed.stderr)")
+    }
+
     @Test(.enabled(if: canMakeDeviceNodes, "making device nodes needs root"))
     func aDeviceIsWrittenThroughAndStaysADevice() throws {
         let null = try #require(device("null", major: 1, minor: 3))

@@ -385,6 +385,11 @@ import Testing
         let empty = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("empty.sqlite")], stdin: Data([1]))
         #expect(empty.status == 66 && empty.stderr.contains("no audio was recorded"), "\(empty.status) \(empty.stderr)")
         #expect(try NightStore(path: storePath("empty.sqlite")).nights().isEmpty)
+        // Standard input closed (`<&-`): the first read fails; no night is left behind for `--resume` to pick.
+        let closedStore = storePath("closed.sqlite")
+        let closed = try BuiltBinary.shell("\"$0\" record --input - --store '\(closedStore)' --no-status <&-")
+        #expect(closed.status == 66 && closed.stderr.split(separator: "\n").count == 1, "\(closed.status) \(closed.stderr)")
+        #expect(try NightStore(path: closedStore).nights().isEmpty)
         // No interrupted night: --resume is a one-line error.
         let none = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(none.status == 66 && none.stderr.contains("no interrupted night"), "\(none.status) \(none.stderr)")

@@ -315,7 +315,16 @@ public actor SleepAnalysisEngine {
         self.pipeline = nil
         clock = nil; journaledUntil = 0
         defer { setState(.initialized) }
-        var result = try outcome.get()
+        var result: AnalysisResult
+        do {
+            result = try outcome.get()
+        } catch {
+            // The source failed: what was heard stays journaled (the night is interrupted, and resumable), and the
+            // lock no longer names it as being recorded.
+            if let journal { self.journal = nil; _ = journal.drain() }
+            recorderLock?.recording(nil)
+            throw error
+        }
         var separated = pipeline?.separatedResult(from: result)
         guard let journal else {
             separatedResult = separated

@@ -15,6 +15,8 @@ import SleepCycleFormats
 /// * an existing device, FIFO or other non-regular file: written through, never replaced (`/dev/null` stays a
 ///   device). A FIFO with no reader is an error, not a hang.
 /// * a symbolic link: followed (also when dangling: the file it names is created); a loop is an error.
+/// * one of this process's open descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, also reached through
+///   links): written to that descriptor, so `--output /dev/stdout >> log` appends to the log instead of replacing it.
 /// * a new path: created (mode 0666 minus the umask) only when the output is complete.
 ///
 /// Nothing else on the system is replaced or deleted. `resolve` checks everything it can before the command does
@@ -26,6 +28,9 @@ struct OutputTarget {
         case regularFile(path: String, existing: Ownership?)
         /// A device, FIFO or other special file to write through.
         case special(path: String, isFIFO: Bool)
+        /// A descriptor this process already has open (`/dev/stderr`, `/dev/fd/3`, `/proc/self/fd/3`): written as
+        /// the shell opened it (`>>` appends), never reopened or replaced.
+        case descriptor(Int32)
     }
 
     struct Ownership: Equatable { var mode: mode_t; var uid: uid_t; var gid: gid_t }
@@ -51,7 +56,13 @@ struct OutputTarget {
         let shown = MessageText.path(path)
         func fail(_ why: String) -> CLIError { CLIError(.cannotCreate, "\(shown): \(why)") }
 
-        let target = try followLinks(path, shown: shown)
+        let (target, descriptor) = try followLinks(path, shown: shown)
+        if let fd = descriptor {
+            let flags = fcntl(fd, F_GETFL)
+            guard flags >= 0 else { throw fail("is descriptor \(fd), which is not open") }
+            guard flags & O_ACCMODE != O_RDONLY else { throw fail("is descriptor \(fd), which is open for reading only") }
+            return OutputTarget(name: path, destination: fd == STDOUT_FILENO ? .standardOutput : .descriptor(fd))
+        }
         var st = stat()
         if PathEncoding.withCString(target, { stat($0, &st) }) != 0 {
             let code = errno
@@ -89,17 +100,19 @@ struct OutputTarget {
         }
     }
 
-    /// The path with symbolic links followed, also when the last one dangles (the path it names is returned).
-    private static func followLinks(_ path: String, shown: String) throws(CLIError) -> String {
+    /// The path with symbolic links followed, also when the last one dangles (the path it names is returned), or
+    /// the descriptor of this process it names.
+    private static func followLinks(_ path: String, shown: String) throws(CLIError) -> (String, descriptor: Int32?) {
         var current = path
         for _ in 0..<40 {
+            if let fd = descriptorNumber(current) { return (current, fd) }
             var st = stat()
             guard PathEncoding.withCString(current, { lstat($0, &st) }) == 0 else {
                 let code = errno
-                if code == ENOENT { return current }
+                if code == ENOENT { return (current, nil) }
                 throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: code))")
             }
-            guard st.st_mode & S_IFMT == S_IFLNK else { return current }
+            guard st.st_mode & S_IFMT == S_IFLNK else { return (current, nil) }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let n = PathEncoding.withCString(current) { readlink($0, &buffer, buffer.count - 1) }
             guard n >= 0 else { throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: errno))") }
@@ -113,6 +126,18 @@ struct OutputTarget {
             }
         }
         throw CLIError(.cannotCreate, "\(shown): \(InputFile.describe(errno: ELOOP))")
+    }
+
+    /// N when `path` names descriptor N of this process: `/dev/fd/N` or `/proc/{self,thread-self,<pid>}/fd/N`.
+    /// (Opening those reopens the file the descriptor points at, from its start: not what the shell asked for.)
+    private static func descriptorNumber(_ path: String) -> Int32? {
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/\(getpid())/fd/"]
+        where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            guard !rest.isEmpty, rest.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return Int32(rest)
+        }
+        return nil
     }
 
     /// The directory that will hold a new or replaced file must exist and be writable.
@@ -157,6 +182,8 @@ struct OutputTarget {
             try Self.writeAll(fd, data, name: name)
         case .regularFile(let path, let existing):
             try Self.replaceAtomically(path: path, existing: existing, data: data, name: name)
+        case .descriptor(let fd):
+            try Self.writeAll(fd, data, name: name)
         }
     }
 
