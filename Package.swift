@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "SmartAlarm", dependencies: ["SleepCycleBus"]),
         // Two sleepers, one stereo microphone: each channel's events attributed to one sleeper.
         .target(name: "ChannelSeparation", dependencies: [
-            "SleepCycleBus", "SleepCycleDSP", .product(name: "DequeModule", package: "swift-collections"),
+            "SleepCycleBus", "SleepCycleDSP", "SleepCycleFormats", .product(name: "DequeModule", package: "swift-collections"),
         ]),
 
         // Audio clips of events: the source's own samples, as FLAC files, optionally AES-256-GCM encrypted.

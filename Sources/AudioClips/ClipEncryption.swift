@@ -33,21 +33,31 @@ public struct ClipKey: Sendable {
 
     /// Reads a key file.
     public static func load(path: String) throws(ClipError) -> ClipKey {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ClipError(.missing, path: path, message: "key file not found")
-        }
-        guard !isDirectory.boolValue else { throw ClipError(.missing, path: path, message: "is a directory (expected a key file)") }
         // A key is 32 bytes or 64 hexadecimal digits: read at most a little more, so that a large file given by
-        // mistake is refused at once (and a key from a pipe or process substitution still reads).
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ClipError(.missing, path: path, message: "cannot read the key file")
+        // mistake is refused at once (and a key from a pipe or process substitution still reads). The name goes
+        // to the system as bytes (`PathEncoding`: a name that is not UTF-8 opens too).
+        let fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            throw ClipError(.missing, path: path, message: errno == ENOENT ? "key file not found"
+                : "cannot read the key file (\(InputFile.describe(errno: errno)))")
         }
-        defer { try? handle.close() }
-        let data: Data
-        do { data = try handle.read(upToCount: 4096) ?? Data() } catch {
-            throw ClipError(.missing, path: path, message: "cannot read the key file")
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            throw ClipError(.missing, path: path, message: "is a directory (expected a key file)")
         }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                throw ClipError(.missing, path: path, message: "cannot read the key file (\(InputFile.describe(errno: errno)))")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        let data = Data(bytes.prefix(count))
         guard data.count < 4096 else {
             throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits "
                 + "(the file is larger than 4 KiB)")

@@ -1,5 +1,6 @@
 import Foundation
 import SleepCycleBus
+import SleepCycleFormats
 
 /// How the sounds of a stereo recording are attributed to two sleepers, one per channel: channel 0 (left) is the
 /// `primary` sleeper's, channel 1 (right) the `secondary`'s (the Sleep Cycle SDK's multi-channel model).
@@ -174,7 +175,10 @@ public struct ChannelSeparationConfig: Sendable, Hashable, Codable {
 /// An invalid channel-separation setting.
 public struct ChannelSeparationError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The settings file could not be opened or read (missing, a directory, no permission), rather than holding
+    /// bad settings.
+    public var unreadable = false
+    public init(_ description: String, unreadable: Bool = false) { self.description = description; self.unreadable = unreadable }
 }
 
 extension ChannelSeparationConfig {
@@ -202,8 +206,12 @@ extension ChannelSeparationConfig {
     /// type: `"perEventType": {"movement": {"timeWeight": 0.4}}`), validated.
     /// - Throws: `ChannelSeparationError` naming the file and the problem.
     public static func load(path: String, over base: ChannelSeparationConfig) throws -> ChannelSeparationConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ChannelSeparationError("\(path): cannot read the channel-separation settings")
+        let data: Data
+        do {
+            data = Data(try InputFile.read(path, limit: 1 << 20))
+        } catch {
+            throw ChannelSeparationError("\(error.description) (the channel-separation settings)",
+                                         unreadable: error.kind == .unreadable)
         }
         do {
             let parsed: Any

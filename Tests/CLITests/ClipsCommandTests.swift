@@ -154,6 +154,16 @@ final class ClipsCommandTests {
         #expect(missing.status == 66 && missing.stderr.contains("none.key"))
     }
 
+    /// A key file whose name is not UTF-8 opens (file names are bytes).
+    @Test func aKeyFileNamedInBytesThatAreNotUTF8Opens() throws {
+        let dir = temp.path("bytes")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let r = try BuiltBinary.shell("cd '\(dir)' && printf '%064d' 7 > \"$(printf 'k\\377.key')\" && "
+            + "\"$0\" analyze '\(Self.fixture)' --clips clips --clips-key \"$(printf 'k\\377.key')\" --format json")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(".flac.enc"))
+    }
+
     @Test func badClipOptionsAreOneLineErrors() throws {
         let file = temp.path("a-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))

@@ -68,6 +68,10 @@ final class TwoSleeperCommandTests {
             #expect(e.stderr.split(separator: "\n").count == 1 && e.stderr.contains(bad) && e.stderr.contains(needle)
                     && !e.stderr.contains("Domain") && !e.stderr.contains("DecodingError"), "\(content): \(e.stderr)")
         }
+        // A settings file that cannot be opened is a missing input (66), with the system's reason.
+        let missing = try AnalyzeCommandTests.analyze([Self.fixture, "--channel-separation", "bedside",
+                                                       "--channel-separation-config", temp.path("none.json")])
+        #expect(missing.status == 66 && missing.stderr.contains("none.json: no such file"), "\(missing.stderr)")
         try Data("{\"microphoneDistance\": 1.5, \"perEventType\": {\"talking\": {\"timeWeight\": 0.5}}}".utf8)
             .write(to: URL(fileURLWithPath: bad))
         let ok = try AnalyzeCommandTests.analyze([Self.fixture, "--channel-separation", "bedside",

@@ -74,7 +74,7 @@ struct CLIError: Error, CustomStringConvertible {
             // The library's "unsupported configuration:" prefix names the API's error case; a user needs the reason.
             if case .unsupportedConfiguration(let why) = e { return CLIError(.usage, why) }
             return CLIError(.usage, e.description)
-        case let e as ChannelSeparationError: return CLIError(.usage, e.description)
+        case let e as ChannelSeparationError: return CLIError(e.unreadable ? .noInput : .usage, e.description)
         case let e as SessionError: return CLIError(.usage, e.description)
         case let e as ClipError:
             switch e.kind {

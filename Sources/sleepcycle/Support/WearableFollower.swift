@@ -22,7 +22,7 @@ final class WearableFollower: @unchecked Sendable {
     init(path: String, origin: ISO8601Time, push: @escaping @Sendable ([WearMetrics]) -> Void) throws {
         self.path = path
         self.push = push
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let fd = PathEncoding.withCString(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard fd >= 0 else { throw CLIError(.noInput, "\(MessageText.path(path)): \(InputFile.describe(errno: errno))") }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
