@@ -114,7 +114,7 @@ struct Record: AsyncParsableCommand {
         let store = try storeOptions.open()
         let resuming = try resume ? interruptedNight(in: store) : nil
         let settings = inputSettings(resuming: resuming)
-        let startTime = start ?? ISO8601Time(date: Date(), utcOffsetSeconds: TimeZone.current.secondsFromGMT())
+        let startTime = start ?? Self.now()
         var options = PipelineOptions()
         if let alarm {
             options.alarm = .init(time: alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds),
@@ -213,6 +213,16 @@ struct Record: AsyncParsableCommand {
             try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
+    }
+
+    /// Now, in the machine's UTC offset as the C library reads `TZ` (`localtime_r`'s `tm_gmtoff`): Foundation's
+    /// `TimeZone.current` misreads POSIX zone strings (`TZ=UTC+14` is 14 h *behind* UTC, `CET-1CEST,…` is not UTC).
+    static func now() -> ISO8601Time {
+        let date = Date()
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        let offset = localtime_r(&seconds, &parts) != nil ? Int(parts.tm_gmtoff) : TimeZone.current.secondsFromGMT()
+        return ISO8601Time(date: date, utcOffsetSeconds: offset)
     }
 
     /// Warns when --start lies before the resumed night's last audio: the new audio continues at the journal's end,

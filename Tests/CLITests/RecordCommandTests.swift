@@ -385,6 +385,15 @@ import Testing
         let empty = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("empty.sqlite")], stdin: Data([1]))
         #expect(empty.status == 66 && empty.stderr.contains("no audio was recorded"), "\(empty.status) \(empty.stderr)")
         #expect(try NightStore(path: storePath("empty.sqlite")).nights().isEmpty)
+        // Without --start the night is in the machine's offset as the C library reads TZ, POSIX zone strings too
+        // (`UTC+14` is 14 h behind UTC; Foundation read it as +14:00, and `CET-1CEST,…` as UTC).
+        for (zone, offset) in [("UTC+14", "-14:00"), ("CET-1CEST,M3.5.0,M10.5.0/3", nil), ("UTC", "+00:00")] {
+            let tz = try BuiltBinary.shell("head -c 32000 /dev/zero | TZ='\(zone)' \"$0\" record " + Self.rawArgs.joined(separator: " ")
+                + " --store '\(storePath("tz.sqlite"))' --no-status --format json")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(tz.stdout.utf8)) as? [String: Any], "\(tz.stderr)")
+            let expected = offset ?? (TimeZone(identifier: "Europe/Paris")!.secondsFromGMT() == 7200 ? "+02:00" : "+01:00")
+            #expect(json["utcOffset"] as? String == expected, "TZ=\(zone): \(json["utcOffset"] ?? "")")
+        }
         // Standard input closed (`<&-`): the first read fails; no night is left behind for `--resume` to pick.
         let closedStore = storePath("closed.sqlite")
         let closed = try BuiltBinary.shell("\"$0\" record --input - --store '\(closedStore)' --no-status <&-")
