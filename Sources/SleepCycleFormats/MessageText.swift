@@ -17,6 +17,16 @@ public enum MessageText {
         return out
     }
 
+    /// A whole message line sanitised like `field`; beyond `limit` characters its middle is left out, not its end
+    /// (a message about a 3000-character path still ends with what is wrong with it).
+    public static func line(_ text: some StringProtocol, limit: Int = 2000) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count > limit else { return scalars.map(escaped).joined() }
+        let tail = limit / 4, head = limit - tail
+        return scalars[..<head].map(escaped).joined() + " … (\(scalars.count - limit) characters left out) … "
+            + scalars[(scalars.count - tail)...].map(escaped).joined()
+    }
+
     /// A file path for a message: sanitised like `field` but never cut (a path is at most PATH_MAX bytes, and the
     /// user needs all of it).
     public static func path(_ path: String) -> String {

@@ -74,7 +74,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
         case is CLIError, is AudioError, is InputFileError, is StagingError, is OutputError, is DetectDevError,
              is StoreError, is SleepAnalysisEngineError, is ClipError, is SessionError:
             let failure = CLIError.from(error)
-            if failure.status != .brokenPipe { StandardError.write(MessageText.field(failure.message, limit: 2000)) }
+            if failure.status != .brokenPipe { StandardError.write(MessageText.line(failure.message)) }
             return failure.status.rawValue
         default:
             break
@@ -91,7 +91,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
         }
         guard code.rawValue == CLIError.Status.usage.rawValue else {
             let failure = CLIError.from(error)
-            StandardError.write(MessageText.field(failure.message, limit: 2000))
+            StandardError.write(MessageText.line(failure.message))
             return failure.status.rawValue
         }
         let usage = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }

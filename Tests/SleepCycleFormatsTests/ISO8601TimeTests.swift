@@ -108,6 +108,10 @@ import Testing
         let shown = MessageText.field(huge)
         #expect(shown.count < 120 && shown.contains("more characters"))
         #expect(MessageText.field("a\u{1B}[31mred\r\n") == "a\\u{1B}[31mred\\r\\n")
+        // A whole message line keeps its end: what is wrong comes after a path that may be thousands of characters.
+        let line = MessageText.line("/" + String(repeating: "q", count: 3_000) + ": no such file\u{1B}")
+        #expect(line.count < 2_100 && line.hasSuffix(": no such file\\u{1B}") && line.contains("characters left out"))
+        #expect(MessageText.line("short: fine") == "short: fine")
     }
 
     @Test func nonUTF8FileNamesRoundTrip() {

@@ -41,7 +41,7 @@ struct LineLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        let text = MessageText.field(event.message.description, limit: 2000)
+        let text = MessageText.line(event.message.description)
         StandardError.write("\(event.level == .critical ? "error" : event.level.rawValue): \(text)")
     }
 }
