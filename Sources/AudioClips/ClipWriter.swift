@@ -211,28 +211,10 @@ final class ClipWriter: @unchecked Sendable {
     // MARK: - Files
 
     private static func makeFolder(_ path: String) throws(ClipError) {
-        if let failure = makeFolders(path) {
+        if let failure = PathEncoding.makeFolders(path) {
             throw ClipError(path: path, message: failure == ENOTDIR ? "not a folder"
                 : "cannot create the folder (\(String(cString: strerror(failure))))")
         }
-    }
-
-    /// Creates `path` and any missing parents (mode 0700), as `mkdir -p`; nil when it is a folder at the end, else
-    /// the `errno` of the step that failed (ENOTDIR: something other than a folder is in the way).
-    static func makeFolders(_ path: String) -> Int32? {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            prefix += component
-            var st = stat()
-            if PathEncoding.withCString(prefix, { mkdir($0, 0o700) }) != 0 {
-                let failure = errno
-                guard failure == EEXIST else { return failure }
-                guard PathEncoding.withCString(prefix, { stat($0, &st) }) == 0 else { return errno }
-                guard (st.st_mode & S_IFMT) == S_IFDIR else { return ENOTDIR }
-            }
-            prefix += "/"
-        }
-        return nil
     }
 
     /// Writes `bytes` to a new hidden file in `folder` (mode 0600), with `sync` flushes it to the disk, and renames it
@@ -302,7 +284,7 @@ public enum AudioClipsFolder {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }
-        } else if let failure = ClipWriter.makeFolders(directory) {
+        } else if let failure = PathEncoding.makeFolders(directory) {
             throw ClipError(.unwritable, path: directory,
                             message: "cannot create the clips folder (\(String(cString: strerror(failure))))")
         }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// File names are bytes on Linux, not necessarily UTF-8; Swift strings are Unicode. This mapping carries any file
 /// name through a `String` and back unchanged: valid UTF-8 is decoded as usual, and each byte of an invalid
 /// sequence becomes the private-use scalar U+10FE00 + byte (bytes 0x80…0xFF → U+10FE80…U+10FEFF), the same idea
@@ -61,5 +65,25 @@ public enum PathEncoding {
         var raw = bytes(path).map { CChar(bitPattern: $0) }
         raw.append(0)
         return try raw.withUnsafeBufferPointer { (p) throws(E) -> R in try body(p.baseAddress!) }
+    }
+}
+
+extension PathEncoding {
+    /// Creates `path` and any missing parents (mode 0700), as `mkdir -p`; nil when it is a folder at the end, else
+    /// the `errno` of the step that failed (ENOTDIR: something other than a folder is in the way).
+    public static func makeFolders(_ path: String) -> Int32? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            var st = stat()
+            if PathEncoding.withCString(prefix, { mkdir($0, 0o700) }) != 0 {
+                let failure = errno
+                guard failure == EEXIST else { return failure }
+                guard PathEncoding.withCString(prefix, { stat($0, &st) }) == 0 else { return errno }
+                guard (st.st_mode & S_IFMT) == S_IFDIR else { return ENOTDIR }
+            }
+            prefix += "/"
+        }
+        return nil
     }
 }

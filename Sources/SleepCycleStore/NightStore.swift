@@ -566,13 +566,10 @@ public final class NightStore: @unchecked Sendable {
     /// Makes the store's folder (0700) when it does not exist.
     private static func makeFolder(for path: String) throws(StoreError) {
         let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
+        guard !folder.isEmpty else { return }
+        if let failure = PathEncoding.makeFolders(folder) {
             throw StoreError(.unwritable, path: path, message: "cannot create its folder \(MessageText.path(folder)) "
-                + "(\((error as NSError).localizedDescription))")
+                + "(\(failure == ENOTDIR ? "a file is in the way" : String(cString: strerror(failure))))")
         }
     }
 }
