@@ -1,5 +1,6 @@
 /// Text from a user's input, made safe to quote in a one-line message: control characters (including ESC, so no
-/// terminal escape sequence is replayed) are written as `\u{…}` escapes, bytes of a non-UTF-8 file name as `\xNN`,
+/// terminal escape sequence is replayed) and bidirectional overrides (which reorder the rest of a line) are written as
+/// `\u{…}` escapes, bytes of a non-UTF-8 file name as `\xNN`,
 /// and long text is cut with a note of how much was left out (a 40 MB CSV field is not echoed).
 public enum MessageText {
     /// `text` sanitised and cut to at most `limit` characters (plus the note).
@@ -43,7 +44,7 @@ public enum MessageText {
         case 0x09: return "\\t"
         case 0x0A: return "\\n"
         case 0x0D: return "\\r"
-        case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: return "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+        case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
         default: return String(u)
         }
     }

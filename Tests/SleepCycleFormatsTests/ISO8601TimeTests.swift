@@ -112,6 +112,8 @@ import Testing
         let line = MessageText.line("/" + String(repeating: "q", count: 3_000) + ": no such file\u{1B}")
         #expect(line.count < 2_100 && line.hasSuffix(": no such file\\u{1B}") && line.contains("characters left out"))
         #expect(MessageText.line("short: fine") == "short: fine")
+        // A right-to-left override in a file name would reorder the rest of the line on a terminal.
+        #expect(MessageText.path("night\u{202E}vaw.flac") == "night\\u{202E}vaw.flac")
     }
 
     @Test func nonUTF8FileNamesRoundTrip() {
