@@ -11,13 +11,19 @@ final class SndFileDecoder: AudioDecoder {
     private let capacity: Int
     private var done = false
     private(set) var stopError: AudioError?
+    /// A WAV whose `data` size is "unknown" (0xFFFFFFFF) is read here to the end of the file, not by libsndfile,
+    /// which would stop at 4 GiB (`UnsizedWAVReader`).
+    private var unsized: UnsizedWAVReader?
+    private let input: InputFile
 
     /// - Parameter blockFrames: the caller's output block, which sizes its reads (`AudioFileSource.framesPerRead`).
     init(input: InputFile, blockFrames: Int) throws(AudioError) {
+        self.input = input
         file = try SndFile(reading: input)
         let rate = min(max(file.sampleRate, 1), Resampler.supportedRates.upperBound)
         capacity = AudioFileSource.framesPerRead(blockFrames: blockFrames, rate: rate)
-        frameCount = Self.declaredFrames(file, isStream: !input.isRegular)
+        unsized = UnsizedWAVReader(input: input, format: file.info.format, channels: file.channels)
+        frameCount = unsized.map(\.frameCount) ?? Self.declaredFrames(file, isStream: !input.isRegular)
         interleaved = .allocate(capacity: capacity * max(1, file.channels))
     }
 
@@ -47,18 +53,23 @@ final class SndFileDecoder: AudioDecoder {
     }
 
     func declaredFramesBeyondData() -> Int64? {
-        AudioFileSource.declaredFramesBeyondFile(log: file.log(), channels: file.channels, frames: file.frames)
+        guard unsized == nil else { return nil }
+        return AudioFileSource.declaredFramesBeyondFile(log: file.log(), channels: file.channels, frames: file.frames)
     }
 
     func read(channels: [Int], into output: [UnsafeMutablePointer<Float>], frames: Int) throws(AudioError) -> DecodeStep {
         guard !done else { return .end }
         var n: Int
-        do { n = try file.readFloat(into: interleaved, frames: min(frames, capacity)) } catch {
-            // A decoder error (e.g. "flac decoder lost sync" at a cut-off end) ends the readable audio: what was
-            // decoded before it is kept and the caller reports truncation.
-            stopError = error
-            done = true
-            n = file.lastReadCount
+        if unsized != nil {
+            n = unsized!.read(input, into: interleaved, frames: min(frames, capacity))
+        } else {
+            do { n = try file.readFloat(into: interleaved, frames: min(frames, capacity)) } catch {
+                // A decoder error (e.g. "flac decoder lost sync" at a cut-off end) ends the readable audio: what was
+                // decoded before it is kept and the caller reports truncation.
+                stopError = error
+                done = true
+                n = file.lastReadCount
+            }
         }
         guard n > 0 else { done = true; return .end }
         let stride = file.channels

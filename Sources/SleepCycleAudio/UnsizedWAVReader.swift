@@ -1,0 +1,106 @@
+// PCM of a WAV file whose `data` size says "unknown", read to the end of the file.
+import CSndFile
+
+/// Reads the samples of a WAV on a regular file whose `data` chunk size is 0xFFFFFFFF, the value writers put there
+/// when they cannot seek back to fill it in or when the data passes 4 GiB (sox, ffmpeg and libsndfile itself write
+/// such files when they stream a long recording). libsndfile takes the size at face value, so a 2-hour 8-channel
+/// 48-kHz file (5.5 GB) ended at 4 GiB, 93 minutes in, without a word. The samples run to the end of the file.
+///
+/// Integer PCM of 8 (unsigned), 16, 24 and 32 bits and 32-bit float, scaled as libsndfile scales them when it reads
+/// floats (k / 2^(bits−1), 8-bit as (k − 128) / 128), so the same file decodes to the same values either way.
+struct UnsizedWAVReader {
+    /// Bytes per sample and the conversion.
+    private enum Encoding { case u8, s16, s24, s32, f32 }
+    private let encoding: Encoding
+    private let bytesPerSample: Int
+    let channels: Int
+    /// Where the samples start and how many whole frames the file holds after it.
+    let dataOffset: Int64
+    let frameCount: Int64
+    private var frame: Int64 = 0
+    private var bytes: [UInt8] = []
+
+    /// A reader when `input` is a regular-file WAV of one of those encodings with the "unknown" data size (`format`
+    /// and `channels` as libsndfile opened it); nil otherwise (libsndfile then reads it as it is).
+    init?(input: InputFile, format: Int32, channels: Int) {
+        let major = Int(format) & SF_FORMAT_TYPEMASK
+        guard input.isRegular, channels > 0, major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX,
+              let length = input.length else { return nil }
+        switch Int(format) & SF_FORMAT_SUBMASK {
+        case SF_FORMAT_PCM_U8: (encoding, bytesPerSample) = (.u8, 1)
+        case SF_FORMAT_PCM_16: (encoding, bytesPerSample) = (.s16, 2)
+        case SF_FORMAT_PCM_24: (encoding, bytesPerSample) = (.s24, 3)
+        case SF_FORMAT_PCM_32: (encoding, bytesPerSample) = (.s32, 4)
+        case SF_FORMAT_FLOAT: (encoding, bytesPerSample) = (.f32, 4)
+        default: return nil
+        }
+        guard let (offset, size) = Self.dataChunk(input, length: length), size == 0xFFFF_FFFF else { return nil }
+        self.channels = channels
+        dataOffset = offset
+        frameCount = (length - offset) / Int64(bytesPerSample * channels)
+    }
+
+    /// The offset of the `data` chunk's samples and its declared size: the RIFF chunks walked from the header on.
+    private static func dataChunk(_ input: InputFile, length: Int64) -> (Int64, UInt32)? {
+        func read(_ count: Int, at offset: Int64) -> [UInt8]? {
+            guard input.seek(to: offset) else { return nil }
+            var out = [UInt8](repeating: 0, count: count)
+            let n = out.withUnsafeMutableBytes { input.read(into: $0.baseAddress!, count: count) }
+            return n == count ? out : nil
+        }
+        guard let riff = read(12, at: 0), riff[0..<4].elementsEqual("RIFF".utf8), riff[8..<12].elementsEqual("WAVE".utf8)
+        else { return nil }
+        var position: Int64 = 12
+        for _ in 0..<1_000 {
+            guard position + 8 <= length, let header = read(8, at: position) else { return nil }
+            let size = UInt32(header[4]) | UInt32(header[5]) << 8 | UInt32(header[6]) << 16 | UInt32(header[7]) << 24
+            if header[0..<4].elementsEqual("data".utf8) { return (position + 8, size) }
+            position += 8 + Int64(size) + Int64(size & 1)
+        }
+        return nil
+    }
+
+    /// Reads up to `frames` interleaved frames into `buffer`; 0 at the end (or on a read error).
+    mutating func read(_ input: InputFile, into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        let wanted = Int(min(Int64(frames), frameCount - frame))
+        guard wanted > 0, input.seek(to: dataOffset + frame * Int64(bytesPerSample * channels)) else { return 0 }
+        let count = wanted * channels * bytesPerSample
+        if bytes.count < count { bytes = [UInt8](repeating: 0, count: count) }
+        var got = 0
+        while got < count {
+            let n = bytes.withUnsafeMutableBytes { input.read(into: $0.baseAddress! + got, count: count - got) }
+            guard n > 0 else { break }
+            got += n
+        }
+        let whole = got / (channels * bytesPerSample)
+        let samples = whole * channels
+        bytes.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            switch encoding {
+            case .u8:
+                for i in 0..<samples { buffer[i] = (Float(b[i]) - 128) / 128 }
+            case .s16:
+                for i in 0..<samples {
+                    buffer[i] = Float(Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8)) / 32_768
+                }
+            case .s24:
+                for i in 0..<samples {
+                    let u = UInt32(b[3 * i]) << 8 | UInt32(b[3 * i + 1]) << 16 | UInt32(b[3 * i + 2]) << 24
+                    buffer[i] = Float(Int32(bitPattern: u) >> 8) / 8_388_608
+                }
+            case .s32:
+                for i in 0..<samples {
+                    let u = UInt32(b[4 * i]) | UInt32(b[4 * i + 1]) << 8 | UInt32(b[4 * i + 2]) << 16 | UInt32(b[4 * i + 3]) << 24
+                    buffer[i] = Float(Int32(bitPattern: u)) / 2_147_483_648
+                }
+            case .f32:
+                for i in 0..<samples {
+                    let u = UInt32(b[4 * i]) | UInt32(b[4 * i + 1]) << 8 | UInt32(b[4 * i + 2]) << 16 | UInt32(b[4 * i + 3]) << 24
+                    buffer[i] = Float(bitPattern: u)
+                }
+            }
+        }
+        frame += Int64(whole)
+        return whole
+    }
+}
