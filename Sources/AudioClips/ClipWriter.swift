@@ -240,7 +240,6 @@ final class ClipWriter: @unchecked Sendable {
             throw ClipError(path: path, message: String(cString: strerror(failure)))
         }
     }
-
 }
 
 /// The clips folder.

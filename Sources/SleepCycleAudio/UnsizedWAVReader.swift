@@ -76,28 +76,23 @@ struct UnsizedWAVReader {
         let samples = whole * channels
         bytes.withUnsafeBytes { raw in
             let b = raw.bindMemory(to: UInt8.self)
+            // The little-endian 16- and 32-bit words at byte `at`.
+            func le16(_ at: Int) -> UInt16 { UInt16(b[at]) | UInt16(b[at + 1]) << 8 }
+            func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
             switch encoding {
             case .u8:
                 for i in 0..<samples { buffer[i] = (Float(b[i]) - 128) / 128 }
             case .s16:
-                for i in 0..<samples {
-                    buffer[i] = Float(Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8)) / 32_768
-                }
+                for i in 0..<samples { buffer[i] = Float(Int16(bitPattern: le16(2 * i))) / 32_768 }
             case .s24:
                 for i in 0..<samples {
                     let u = UInt32(b[3 * i]) << 8 | UInt32(b[3 * i + 1]) << 16 | UInt32(b[3 * i + 2]) << 24
                     buffer[i] = Float(Int32(bitPattern: u) >> 8) / 8_388_608
                 }
             case .s32:
-                for i in 0..<samples {
-                    let u = UInt32(b[4 * i]) | UInt32(b[4 * i + 1]) << 8 | UInt32(b[4 * i + 2]) << 16 | UInt32(b[4 * i + 3]) << 24
-                    buffer[i] = Float(Int32(bitPattern: u)) / 2_147_483_648
-                }
+                for i in 0..<samples { buffer[i] = Float(Int32(bitPattern: le32(4 * i))) / 2_147_483_648 }
             case .f32:
-                for i in 0..<samples {
-                    let u = UInt32(b[4 * i]) | UInt32(b[4 * i + 1]) << 8 | UInt32(b[4 * i + 2]) << 16 | UInt32(b[4 * i + 3]) << 24
-                    buffer[i] = Float(bitPattern: u)
-                }
+                for i in 0..<samples { buffer[i] = Float(bitPattern: le32(4 * i)) }
             }
         }
         frame += Int64(whole)

@@ -113,17 +113,22 @@ public enum WearableFile {
     /// The metrics of the schema sleepcycle reads; the others are skipped whatever their values.
     static let heartMetricKeys: Set<String> = ["hr", "hrv_rmssd", "hrv_sdnn"]
 
-    /// A JSON number's value; nil for anything else, `true` and `false` included (Foundation hands booleans over as
-    /// NSNumbers of Objective-C type `c`, which no JSON number has).
+    /// A JSON `true` or `false`: Foundation hands booleans over as NSNumbers of Objective-C type `c`, which no JSON
+    /// number has.
+    private static func jsonBool(_ value: Any) -> Bool? {
+        guard let n = value as? NSNumber, String(cString: n.objCType) == "c" else { return nil }
+        return n.boolValue
+    }
+
+    /// A JSON number's value; nil for anything else, `true` and `false` included.
     static func jsonNumber(_ value: Any) -> Double? {
-        guard let n = value as? NSNumber, String(cString: n.objCType) != "c" else { return nil }
+        guard let n = value as? NSNumber, jsonBool(n) == nil else { return nil }
         return n.doubleValue
     }
 
     /// A JSON value as it was written, for messages (`true`, not Foundation's `1`).
     static func jsonText(_ value: Any) -> String {
-        if let n = value as? NSNumber, String(cString: n.objCType) == "c" { return n.boolValue ? "true" : "false" }
-        return "\(value)"
+        jsonBool(value).map { $0 ? "true" : "false" } ?? "\(value)"
     }
 
     /// One object of the wearable schema, or nil when it carries no heart data.

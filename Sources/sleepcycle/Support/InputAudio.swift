@@ -19,10 +19,11 @@ struct InputAudio {
     static func open(_ path: String) throws -> InputAudio {
         guard path == "-" else { return InputAudio(file: try AudioFileSource(path: path), path: path, tee: nil) }
         var st = stat()
-        if fstat(STDIN_FILENO, &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+        let kind = fstat(STDIN_FILENO, &st) == 0 ? st.st_mode & S_IFMT : 0
+        if kind == S_IFDIR {
             throw AudioError(.unreadable, path: "-", message: "is a directory (expected an audio stream)")
         }
-        if fstat(STDIN_FILENO, &st) == 0, st.st_mode & S_IFMT == S_IFREG {
+        if kind == S_IFREG {
             return InputAudio(file: try AudioFileSource(fileDescriptor: STDIN_FILENO, name: "-"), path: path, tee: nil)
         }
         let tee = try StandardInputTee()
