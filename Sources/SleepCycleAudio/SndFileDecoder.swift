@@ -11,8 +11,8 @@ final class SndFileDecoder: AudioDecoder {
     private let capacity: Int
     private var done = false
     private(set) var stopError: AudioError?
-    /// A WAV whose `data` size is "unknown" (0xFFFFFFFF) is read here to the end of the file, not by libsndfile,
-    /// which would stop at 4 GiB (`UnsizedWAVReader`).
+    /// A WAV whose `data` size is "unknown" (0xFFFFFFFF, sox's 0x7FFFF000, ffmpeg's 0x7FFFFFFF) is read here to
+    /// the end of the input, not by libsndfile, which would stop at 4 (or 2) GiB (`UnsizedWAVReader`).
     private var unsized: UnsizedWAVReader?
     private let input: InputFile
 
@@ -22,8 +22,11 @@ final class SndFileDecoder: AudioDecoder {
         file = try SndFile(reading: input)
         let rate = min(max(file.sampleRate, 1), Resampler.supportedRates.upperBound)
         capacity = AudioFileSource.framesPerRead(blockFrames: blockFrames, rate: rate)
+        let declaredBytes = input.isRegular ? nil : Self.declaredDataBytes(file)
         unsized = UnsizedWAVReader(input: input, format: file.info.format, channels: file.channels)
-        frameCount = unsized.map(\.frameCount) ?? Self.declaredFrames(file, isStream: !input.isRegular)
+            ?? UnsizedWAVReader(stream: input, format: file.info.format, channels: file.channels,
+                                declaredBytes: declaredBytes)
+        frameCount = unsized.map(\.frameCount) ?? Self.declaredFrames(file, dataBytes: declaredBytes)
         interleaved = .allocate(capacity: capacity * max(1, file.channels))
     }
 
@@ -39,17 +42,21 @@ final class SndFileDecoder: AudioDecoder {
 
     /// The frame count libsndfile reports, or nil when the length is unknown: SF_COUNT_MAX or a count no recording
     /// can have (2^48 frames and more: on a pipe libsndfile gives SF_COUNT_MAX divided by the frame's bytes for W64,
-    /// NIST, IRCAM and others), and on a pipe a WAV `data` size of 0x7FFF0000 bytes or more — the "length unknown"
-    /// sentinels that writers which cannot seek back put there (0xFFFFFFFF, 0x7FFFFFFF, 0x7FFFF000), which
-    /// libsndfile takes at face value.
-    private static func declaredFrames(_ file: SndFile, isStream: Bool) -> Int64? {
+    /// NIST, IRCAM and others), and on a pipe a WAV `data` size (`dataBytes`) of 0x7FFF0000 bytes or more — the
+    /// "length unknown" sentinels that writers which cannot seek back put there (0xFFFFFFFF, 0x7FFFFFFF,
+    /// 0x7FFFF000), which libsndfile takes at face value.
+    private static func declaredFrames(_ file: SndFile, dataBytes: Int64?) -> Int64? {
         if file.frames >= 1 << 48 { return nil }
-        if isStream {
-            for line in file.log().split(separator: "\n") where line.hasPrefix("data : ") {
-                if let bytes = Int64(line.dropFirst(7).prefix { $0.isNumber }), bytes >= 0x7FFF_0000 { return nil }
-            }
-        }
+        if let dataBytes, dataBytes >= 0x7FFF_0000 { return nil }
         return max(0, file.frames)
+    }
+
+    /// The `data` chunk size in libsndfile's log of the header, if it names one.
+    private static func declaredDataBytes(_ file: SndFile) -> Int64? {
+        for line in file.log().split(separator: "\n") where line.hasPrefix("data : ") {
+            if let bytes = Int64(line.dropFirst(7).prefix { $0.isNumber }) { return bytes }
+        }
+        return nil
     }
 
     func declaredFramesBeyondData() -> Int64? {

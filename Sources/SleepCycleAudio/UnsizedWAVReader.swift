@@ -1,10 +1,16 @@
-// PCM of a WAV file whose `data` size says "unknown", read to the end of the file.
+// PCM of a WAV whose `data` size says "unknown", read to the end of the file or the pipe.
 import CSndFile
 
-/// Reads the samples of a WAV on a regular file whose `data` chunk size is 0xFFFFFFFF, the value writers put there
-/// when they cannot seek back to fill it in or when the data passes 4 GiB (sox, ffmpeg and libsndfile itself write
-/// such files when they stream a long recording). libsndfile takes the size at face value, so a 2-hour 8-channel
-/// 48-kHz file (5.5 GB) ended at 4 GiB, 93 minutes in, without a word. The samples run to the end of the file.
+/// Reads the samples of a WAV whose `data` chunk size is a "length unknown" value, the value writers put there when
+/// they cannot seek back to fill it in or when the data passes 4 GiB (sox, ffmpeg and libsndfile itself write such
+/// files when they stream a long recording). libsndfile takes the size at face value, so a 2-hour 8-channel 48-kHz
+/// file (5.5 GB) ended at 4 GiB, 93 minutes in, and the same night piped from sox (whose value is 0x7FFFF000) at
+/// 2 GiB, without a word. The samples run to the end of the input.
+///
+/// On a regular file the reader finds the data and reads it to the end of the file (an interrupted sox recording
+/// keeps 0x7FFFF000 in its header). On a pipe it reads every sample after libsndfile has parsed the header (which
+/// leaves the pipe at the first sample): libsndfile stops at the declared size after reading past it (to byte 2^31
+/// of the data for both 2-GiB values, libsndfile 1.2), so taking over where it stopped would lose audio.
 ///
 /// Integer PCM of 8 (unsigned), 16, 24 and 32 bits and 32-bit float, scaled as libsndfile scales them when it reads
 /// floats (k / 2^(bits−1), 8-bit as (k − 128) / 128), so the same file decodes to the same values either way.
@@ -14,30 +20,52 @@ struct UnsizedWAVReader {
     private let encoding: Encoding
     private let bytesPerSample: Int
     let channels: Int
-    /// Where the samples start and how many whole frames the file holds after it.
+    /// Where the samples start and how many whole frames the file holds after it (regular files); on a pipe the
+    /// samples are read where the stream stands and their count is unknown (nil).
     let dataOffset: Int64
-    let frameCount: Int64
+    let frameCount: Int64?
+    private let seekable: Bool
     private var frame: Int64 = 0
     private var bytes: [UInt8] = []
 
-    /// A reader when `input` is a regular-file WAV of one of those encodings with the "unknown" data size (`format`
+    /// The `data` sizes that mean "length unknown" on a stream: 0xFFFFFFFF, 0x7FFFFFFF (ffmpeg) and 0x7FFFF000 (sox).
+    static let unknownSizes: Set<Int64> = [0xFFFF_FFFF, 0x7FFF_FFFF, 0x7FFF_F000]
+
+    /// A reader when `input` is a regular-file WAV of one of those encodings with an "unknown" data size (`format`
     /// and `channels` as libsndfile opened it); nil otherwise (libsndfile then reads it as it is).
     init?(input: InputFile, format: Int32, channels: Int) {
-        let major = Int(format) & SF_FORMAT_TYPEMASK
-        guard input.isRegular, channels > 0, major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX,
+        guard input.isRegular, channels > 0, let (encoding, bytesPerSample) = Self.encoding(format),
               let length = input.length else { return nil }
-        switch Int(format) & SF_FORMAT_SUBMASK {
-        case SF_FORMAT_PCM_U8: (encoding, bytesPerSample) = (.u8, 1)
-        case SF_FORMAT_PCM_16: (encoding, bytesPerSample) = (.s16, 2)
-        case SF_FORMAT_PCM_24: (encoding, bytesPerSample) = (.s24, 3)
-        case SF_FORMAT_PCM_32: (encoding, bytesPerSample) = (.s32, 4)
-        case SF_FORMAT_FLOAT: (encoding, bytesPerSample) = (.f32, 4)
-        default: return nil
+        guard let (offset, size) = Self.dataChunk(input, length: length), Self.unknownSizes.contains(Int64(size)) else {
+            return nil
         }
-        guard let (offset, size) = Self.dataChunk(input, length: length), size == 0xFFFF_FFFF else { return nil }
-        self.channels = channels
+        (self.encoding, self.bytesPerSample, self.channels, seekable) = (encoding, bytesPerSample, channels, true)
         dataOffset = offset
         frameCount = (length - offset) / Int64(bytesPerSample * channels)
+    }
+
+    /// A reader of a WAV on a pipe (not a regular file) whose declared `data` size (`declaredBytes`, from
+    /// libsndfile's log of the header it has just parsed) is one of `unknownSizes`; nil otherwise.
+    init?(stream input: InputFile, format: Int32, channels: Int, declaredBytes: Int64?) {
+        guard !input.isRegular, channels > 0, let declaredBytes, Self.unknownSizes.contains(declaredBytes),
+              let (encoding, bytesPerSample) = Self.encoding(format) else { return nil }
+        (self.encoding, self.bytesPerSample, self.channels, seekable) = (encoding, bytesPerSample, channels, false)
+        dataOffset = 0
+        frameCount = nil
+    }
+
+    /// The encoding of a WAV/WAVEX libsndfile `format` this reader takes, and its bytes per sample.
+    private static func encoding(_ format: Int32) -> (Encoding, Int)? {
+        let major = Int(format) & SF_FORMAT_TYPEMASK
+        guard major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX else { return nil }
+        switch Int(format) & SF_FORMAT_SUBMASK {
+        case SF_FORMAT_PCM_U8: return (.u8, 1)
+        case SF_FORMAT_PCM_16: return (.s16, 2)
+        case SF_FORMAT_PCM_24: return (.s24, 3)
+        case SF_FORMAT_PCM_32: return (.s32, 4)
+        case SF_FORMAT_FLOAT: return (.f32, 4)
+        default: return nil
+        }
     }
 
     /// The offset of the `data` chunk's samples and its declared size: the RIFF chunks walked from the header on.
@@ -62,8 +90,10 @@ struct UnsizedWAVReader {
 
     /// Reads up to `frames` interleaved frames into `buffer`; 0 at the end (or on a read error).
     mutating func read(_ input: InputFile, into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-        let wanted = Int(min(Int64(frames), frameCount - frame))
-        guard wanted > 0, input.seek(to: dataOffset + frame * Int64(bytesPerSample * channels)) else { return 0 }
+        let wanted = Int(min(Int64(frames), (frameCount ?? .max) - frame))
+        guard wanted > 0, !seekable || input.seek(to: dataOffset + frame * Int64(bytesPerSample * channels)) else {
+            return 0
+        }
         let count = wanted * channels * bytesPerSample
         if bytes.count < count { bytes = [UInt8](repeating: 0, count: count) }
         var got = 0

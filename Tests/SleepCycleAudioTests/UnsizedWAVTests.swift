@@ -61,3 +61,54 @@ struct UnsizedWAVTests {
         #expect(try AudioFileSource(path: path).format.frameCount == frames)
     }
 }
+
+@Suite("WAV with an unknown data size through a pipe")
+struct UnsizedWAVStreamTests {
+    /// sox writes 0x7FFFF000 and ffmpeg 0x7FFFFFFF as the `data` size when they write to a pipe; libsndfile stopped
+    /// there, 2 GiB in (a 48-kHz stereo night after 3.1 hours), without a warning. Every sample is read, from the
+    /// first on (libsndfile has only parsed the header, an extra chunk before the data included), and they equal
+    /// the sized file's.
+    @Test(arguments: [(AudioFileFormat.wavPCM16, Int64(0x7FFF_F000)), (.wavPCM24, 0x7FFF_FFFF), (.wavFloat, 0xFFFF_FFFF),
+                      (.wavPCMU8, 0x7FFF_F000)])
+    func everySampleIsRead(format: AudioFileFormat, declared: Int64) throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let rate = 48_000
+        let left = FileFixture.burstSignal(rate: rate, seconds: 1)
+        let right = (0..<left.count).map { Float(sin(Double($0) * 0.21)) * 0.4 }
+        let sized = try FileFixture.writeFile(dir.path("sized.wav"), format, rate: rate, channels: [left, right])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: sized)))
+        let data = try #require(FileFixture.chunkOffset(bytes, "data"))
+        bytes.insert(contentsOf: Array("LIST".utf8) + [4, 0, 0, 0, 9, 8, 7, 6], at: data)
+        for i in 4..<8 { bytes[i] = 0xFF }
+        for (k, i) in ((data + 16)..<(data + 20)).enumerated() { bytes[i] = UInt8(truncatingIfNeeded: declared >> (8 * k)) }
+        let fd = StreamInputTests.pipe(feeding: bytes)
+        defer { close(fd) }
+        let streamed = try AudioFileSource(fileDescriptor: fd, name: "-")
+        #expect(streamed.format.frameCount == nil)
+        let (a, b) = (try FileFixture.readAll(AudioFileSource(path: sized)), try FileFixture.readAll(streamed))
+        #expect(b.contiguous && b.channels == a.channels && a.channels[0].count >= 15_000, "\(format)")
+        #expect(streamed.warnings.isEmpty, "\(streamed.warnings)")
+        let sndfile = try SndFile(reading: InputFile(path: sized))
+        #expect(UnsizedWAVReader(stream: try InputFile(fileDescriptor: fd, name: "-"), format: sndfile.info.format,
+                                 channels: 2, declaredBytes: declared) != nil)
+        #expect(UnsizedWAVReader(stream: try InputFile(fileDescriptor: fd, name: "-"), format: sndfile.info.format,
+                                 channels: 2, declaredBytes: 0x7FFF_F002) == nil, "a size, not a sentinel")
+    }
+
+    /// A sox recording that was interrupted keeps 0x7FFFF000 in a regular file's header too: past 2 GiB the length
+    /// is the file's (sparse file, as above).
+    @Test func anInterruptedSoxRecordingIsReadPastTwoGiB() throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let path = try FileFixture.writeFile(dir.path("sox.wav"), .wavPCM16, rate: 48_000,
+                                             channels: [[Float](repeating: 0.1, count: 480), [Float](repeating: 0.2, count: 480)])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = try #require(FileFixture.chunkOffset(bytes, "data"))
+        for (k, i) in ((data + 4)..<(data + 8)).enumerated() { bytes[i] = UInt8(truncatingIfNeeded: 0x7FFF_F000 >> (8 * k)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let length: Int64 = (2 << 30) + (64 << 20)
+        let fd = open(path, O_WRONLY)
+        #expect(fd >= 0 && ftruncate(fd, off_t(length)) == 0)
+        close(fd)
+        #expect(try AudioFileSource(path: path).format.frameCount == (length - Int64(data + 8)) / 4)
+    }
+}
