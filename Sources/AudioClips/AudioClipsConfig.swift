@@ -22,9 +22,11 @@ public struct AudioClipsConfig: Sendable, Hashable, Codable {
     /// channels × 2 bytes (16-bit sources) or 4 bytes.
     public var preRollSeconds: Double?
 
-    /// 150 s with talking among the types (a 10-s clip of a talking event up to ~40 s long, decided ~108 s after it
-    /// ends), else 60 s (a clip of up to ~40 s of snoring or coughing decided ~18 s after it ends).
-    public var automaticPreRoll: Double { eventTypes.contains(.talking) ? 150 : 60 }
+    /// The decision delay plus 42 s or the clip length if longer: 150 s with talking among the types (a 10-s clip
+    /// of a talking event up to ~40 s long, decided ~108 s after it ends), else 60 s (a clip of up to ~40 s of
+    /// snoring or coughing decided ~18 s after it ends); with `--clip-length 10m` 708 s and 618 s, so that a long
+    /// clip is whole and centred (a 150-s pre-roll cut 10-min clips to 150 s, off their events).
+    public var automaticPreRoll: Double { (eventTypes.contains(.talking) ? 108 : 18) + max(42, clipLength) }
 
     /// The pre-roll in effect.
     public var effectivePreRoll: Double { preRollSeconds ?? automaticPreRoll }

@@ -38,7 +38,8 @@ struct ClipOptions: ParsableArguments {
     var clipsPerType: Int?
 
     @Option(help: ArgumentHelp("Source audio held for events decided after they end (default 150s with talking, else "
-                               + "60s): memory is this × rate × channels × 2 bytes.", valueName: "duration"),
+                               + "60s, more for clips over 42s): memory is this × rate × channels × 2 bytes.",
+                               valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 1...3600).seconds })
     var clipPreRoll: Double?
 

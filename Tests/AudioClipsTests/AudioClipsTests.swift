@@ -202,6 +202,36 @@ struct AudioClipsTests {
         #expect(clips.longestReach >= 67)
     }
 
+    /// The automatic pre-roll holds the decision delay plus the clip: `--clip-length 10m` got 150 s, so a talking
+    /// event decided 108 s after its end had a 150-s clip that did not even reach it, and several events the same one.
+    @Test func theAutomaticPreRollHoldsALongClip() throws {
+        var config = AudioClipsConfig()
+        config.clipLength = 600
+        config.maxClipLength = 600
+        #expect(config.automaticPreRoll == 708 && AudioClipsConfig().automaticPreRoll == 150)
+        config.eventTypes = [.snoring]
+        #expect(config.automaticPreRoll == 618 && AudioClipsConfig(eventTypes: [.coughing]).automaticPreRoll == 60)
+        config.eventTypes = [.talking]
+        var clips = try AudioClips(config: config, output: ClipOutput(directory: nil, folderName: { _ in "n" }))
+        _ = clips.handle(.sessionStarted(SessionInfo(id: UUID(), clock: AnalysisClock(start: Date()),
+                                                     sourceSampleRate: 8_000, channelCount: 1)))
+        func blocks(_ from: Int, _ to: Int) -> [AnalysisEvent] {
+            stride(from: from, to: to, by: 10).map {
+                .sourceAudio(SourceAudioBlock(sampleRate: 8_000, origin: 0, start: Int64($0 * 8_000),
+                                              samples: .int16([[Int16](repeating: 100, count: 10 * 8_000)]), integerBits: 16))
+            }
+        }
+        var out = blocks(0, 520).flatMap { clips.handle($0) }
+        // Talking at 400–403 s, decided at 520 s.
+        out += clips.handle(.eventEnded(SoundEvent(id: 1, type: .talking, start: 400 * 16_000, end: 403 * 16_000,
+                                                   probability: 0.9)))
+        out += blocks(520, 900).flatMap { clips.handle($0) }
+        out += clips.handle(.sessionEnding(at: 900 * 16_000)) + clips.handle(.sessionEnded(at: 900 * 16_000))
+        let clip = try #require(out.compactMap { if case .clip(let c) = $0 { c } else { nil } }.first)
+        #expect(clip.status == .written && clip.firstFrame == 812_000 && clip.frameCount == 600 * 8_000,
+                "\(clip.status) \(clip.firstFrame) \(clip.frameCount)")
+    }
+
     @Test func silenceInTheClipWhereTheInputHadAHole() throws {
         let received = Box()
         var clips = try AudioClips(config: .default, output: ClipOutput(directory: nil, folderName: { _ in "n" },
