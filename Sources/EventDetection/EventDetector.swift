@@ -166,17 +166,41 @@ public struct EventDetector: AnalysisConsumer {
         guard configuration.sustainedSpeechWindowSec > 0 else { return publish(channel: channel, finished) }
         let gate = SustainedSpeechGate(windowSec: configuration.sustainedSpeechWindowSec,
                                        share: configuration.sustainedSpeechShare)
-        for f in finished where f.type == .talking { gates[channel, default: gate].hold(f) }
-        return publish(channel: channel, finished.filter { $0.type != .talking })
+        var out: [AnalysisEvent] = []
+        for f in finished where f.type == .talking {
+            gates[channel, default: gate].hold(f)
+            // For the journal (one sleeper; the attributor of two publishes what it makes of the candidates).
+            if !publishesCandidates { out.append(.eventHeld(soundEvent(f, channel: channel, id: -1))) }
+        }
+        return out + publish(channel: channel, finished.filter { $0.type != .talking })
+    }
+
+    private func soundEvent(_ f: ClassifiedSegment, channel: Int, id: Int) -> SoundEvent {
+        SoundEvent(id: id, type: f.type, start: f.start, end: f.end, probability: f.probability, source: .audio,
+                   channel: channelCount > 1 ? AudioChannel(rawValue: channel) : nil, signature: f.signature)
+    }
+
+    /// The talking events among `held` (found, not yet decided when the audio stopped) that the sustained-speech
+    /// rule reports, with `talk` every other talking event found around them (reported or dropped): the decision
+    /// the detector takes at a gap. A resumed night takes it for the events its journal holds (`.eventHeld`).
+    public static func sustainedSpeechDecision(held: [SoundEvent], talk: [SoundEvent],
+                                               configuration: DetectorConfiguration = .default) -> [SoundEvent] {
+        guard configuration.sustainedSpeechWindowSec > 0 else { return held }
+        var gate = SustainedSpeechGate(windowSec: configuration.sustainedSpeechWindowSec,
+                                       share: configuration.sustainedSpeechShare)
+        func segment(_ e: SoundEvent) -> ClassifiedSegment {
+            ClassifiedSegment(type: e.type, start: e.start, end: e.end, probability: e.probability, signature: nil)
+        }
+        for e in talk { gate.know(segment(e)) }
+        for e in held { gate.hold(segment(e)) }
+        let reported = gate.flush()
+        return held.filter { e in reported.contains { $0.start == e.start && $0.end == e.end } }
     }
 
     private mutating func publish(channel: Int, _ finished: [ClassifiedSegment]) -> [AnalysisEvent] {
         var out: [AnalysisEvent] = []
         for f in finished {
-            let event = SoundEvent(id: nextId, type: f.type, start: f.start, end: f.end, probability: f.probability,
-                                   source: .audio,
-                                   channel: channelCount > 1 ? AudioChannel(rawValue: channel) : nil,
-                                   signature: f.signature)
+            let event = soundEvent(f, channel: channel, id: nextId)
             nextId += 1
             if publishesCandidates {
                 out.append(.eventCandidate(event))

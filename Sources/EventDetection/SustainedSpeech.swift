@@ -27,6 +27,11 @@ struct SustainedSpeechGate: Sendable {
         recent.append((event.start, event.end))
     }
 
+    /// A talking event already decided (a resume's journal): it counts towards the speech around held events.
+    mutating func know(_ event: ClassifiedSegment) {
+        recent.append((event.start, event.end))
+    }
+
     /// The held events whose span ended by `now`, without those inside sustained speech.
     mutating func release(upTo now: SampleTime) -> [ClassifiedSegment] {
         var ready = 0

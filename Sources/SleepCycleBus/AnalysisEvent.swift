@@ -330,6 +330,11 @@ public enum AnalysisEvent: Sendable {
     /// The attributor (`ChannelAttributor`) publishes each sound once, as `.eventStarted` + `.eventEnded` with the
     /// sleeper's channel; nothing else reads candidates.
     case eventCandidate(SoundEvent)
+    /// A talking event the detector has found and holds back for the sustained-speech rule (published a minute
+    /// and a half later as `.eventStarted` + `.eventEnded`, or dropped as a TV's or a conversation's). Its `id` is
+    /// −1 (an id is given when it is published). Only a live night's journal reads it, so that a crash during the
+    /// hold does not lose the event: a resume decides it on what the journal knows (`NightReplay`).
+    case eventHeld(SoundEvent)
     case breathingRate(BreathingEstimate)
     case breathingTrace(BreathingTraceChunk)
     case sleepStage(StageEpoch)

@@ -97,6 +97,56 @@ import SleepCycleFormats
         #expect(heart.summary.sampleCount == times.count, "\(heart.summary.sampleCount) readings")
     }
 
+    /// The detector holds a talking event for a minute and a half after its end (the sustained-speech rule): a
+    /// crash 40 s after the example night's utterance lost it, although its audio had been analysed and the
+    /// journal was 0.5 s behind. It is journaled as held and the resume decides it, as the detector decides at a gap.
+    @Test func aTalkingEventHeldAtTheCrashIsKept() async throws {
+        let night = try Self.exampleNight()
+        let crash = 170 * 16_000
+        let start = Date(timeIntervalSince1970: 1_767_304_800)
+        let store = try NightStore(path: dir.appendingPathComponent("talk.sqlite").path)
+        let id = UUID()
+        try Self.journalUntilCut(night[0..<crash], store: store, id: id, start: start, utcOffsetSeconds: 0)
+        let engine = SleepAnalysisEngine()
+        try await engine.initialize(store: store)
+        let rest = ScriptedSource(steps: Self.blocks(night[crash...]))
+        _ = try await engine.resumeAnalysis(at: start.addingTimeInterval(170), using: rest)
+        try await engine.waitForSourceEnd()
+        let resumed = try await engine.stopAnalysis()
+        let whole = ScriptedSource(steps: Self.blocks(night[...]))
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
+        let reference = try AnalysisPipeline(info: info, format: whole.format, sourcePath: whole.name).run(source: whole)
+        func talk(_ events: [SleepEvent]) -> [String] {
+            events.filter { $0.type == .talking }.map { "\($0.start) \($0.end) \($0.probability)" }
+        }
+        #expect(talk(reference.events).count == 1)
+        #expect(talk(resumed.events) == talk(reference.events))
+        #expect(Set(resumed.events.map(\.id)).count == resumed.events.count, "ids are unique")
+    }
+
+    /// What the resume makes of the journal's held talking events: one published is not published again, one held
+    /// longer than the window was dropped, one still held is decided by the rule on the talk around it.
+    @Test func heldTalkingEventsAreDecidedOnTheJournalsTalk() {
+        func talk(_ from: Double, _ to: Double, id: Int = -1) -> SoundEvent {
+            SoundEvent(id: id, type: .talking, start: AnalysisClock.samples(seconds: from),
+                       end: AnalysisClock.samples(seconds: to), probability: 0.9, source: .audio)
+        }
+        let position = AnalysisClock.samples(seconds: 1_000)
+        // Published (id 4) and dropped long ago; then an utterance at 912 s, still held at the crash (85 s on).
+        var records: [JournalRecord] = [.eventHeld(talk(100, 103)), .eventStarted(talk(100, 103, id: 4)),
+                                        .eventEnded(talk(100, 103, id: 4)), .eventHeld(talk(500, 560)),
+                                        .eventHeld(talk(912, 915)), .position(position)]
+        var replay = NightReplay(records: records, position: position)
+        #expect(replay.heldEvents.map(\.id) == [5] && replay.heldEvents.first?.start == talk(912, 915).start)
+        #expect(replay.nextEventId == 6)
+        // The same utterance in the middle of a conversation (talk over most of the 90 s on both sides): dropped.
+        let conversation = stride(from: 820.0, to: 1_000, by: 10).filter { $0 != 910 }.map { talk($0, $0 + 8) }
+        records.insert(contentsOf: conversation.map { .eventHeld($0) }, at: 4)
+        replay = NightReplay(records: records, position: position)
+        #expect(replay.heldEvents.filter { $0.start == talk(912, 915).start }.isEmpty)
+        #expect(replay.heldEvents.contains { $0.start == talk(990, 998).start }, "speech on one side only: reported")
+    }
+
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {
         let night = try Self.exampleNight()
         let rate = 16_000

@@ -2,12 +2,13 @@ import Crypto
 import Foundation
 import SleepCycleBus
 import ChannelSeparation
+import EventDetection
 
 /// One entry of a night's journal: what the whole-night consumers (staging, the smart alarm, the result) saw, in
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, breathing rates, health changes, sound levels, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
+/// ended, talking events the detector holds back, breathing rates, health changes, sound levels, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
 /// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs,
 /// which the stager publishes again, identically, when the journal is replayed into it.
 public enum JournalRecord: Codable, Sendable {
@@ -15,6 +16,9 @@ public enum JournalRecord: Codable, Sendable {
     case gap(AudioGap)
     case eventStarted(SoundEvent)
     case eventEnded(SoundEvent)
+    /// A talking event held back by the detector (`.eventHeld`): not replayed; a resume decides the held events
+    /// the journal does not publish (`NightReplay.heldEvents`).
+    case eventHeld(SoundEvent)
     case breathingRate(BreathingEstimate)
     case healthChanged(AudioHealthChange)
     /// The sound level of a second (a night's loudness and its events' levels survive a resume).
@@ -35,6 +39,7 @@ public enum JournalRecord: Codable, Sendable {
         case .gap(let g): self = .gap(g)
         case .eventStarted(let e): self = .eventStarted(e)
         case .eventEnded(let e): self = .eventEnded(e)
+        case .eventHeld(let e): self = .eventHeld(e)
         case .breathingRate(let b): self = .breathingRate(b)
         case .healthChanged(let h): self = .healthChanged(h)
         case .level(let l): self = .level(l)
@@ -60,7 +65,7 @@ public enum JournalRecord: Codable, Sendable {
         case .heartRate(let h): .heartRate(h)
         case .motion(let m): .motion(m)
         case .clip(let c): .clip(c)
-        case .alarm, .sealed: nil
+        case .alarm, .sealed, .eventHeld: nil
         }
     }
 }
@@ -142,13 +147,44 @@ public struct NightReplay: Sendable {
         self.position = position
     }
 
-    /// The first id free after the journal's events.
-    var nextEventId: Int {
+    /// The first id free after the journal's events and `heldEvents`.
+    var nextEventId: Int { journalNextEventId + heldEvents.count }
+
+    private var journalNextEventId: Int {
         records.reduce(0) { next, record in
             switch record {
             case .eventStarted(let e), .eventEnded(let e): max(next, e.id + 1)
             default: next
             }
+        }
+    }
+
+    /// The talking events the detector held (`.eventHeld`) and had not decided when the journal ends — not
+    /// published, and ended less than the sustained-speech window before its last position (one held longer was
+    /// decided, and dropped) — decided as the detector decides them at a gap, on the talking events the journal
+    /// knows, and numbered after its events. Without them a crash lost every talking event of the last minute
+    /// and a half (the rule holds them that long).
+    var heldEvents: [SoundEvent] {
+        let window = AnalysisClock.samples(seconds: DetectorConfiguration.default.sustainedSpeechWindowSec)
+        var held: [SoundEvent] = [], published: [SoundEvent] = []
+        for record in records {
+            switch record {
+            case .eventHeld(let e): held.append(e)
+            case .eventStarted(let e) where e.type == .talking: published.append(e)
+            default: break
+            }
+        }
+        guard !held.isEmpty else { return [] }
+        func same(_ a: SoundEvent, _ b: SoundEvent) -> Bool {
+            a.start == b.start && a.end == b.end && a.channel == b.channel
+        }
+        let undecided = held.filter { e in position - e.end < window && !published.contains { same($0, e) } }
+        let talk = held.filter { e in !undecided.contains { same($0, e) } }
+        let first = journalNextEventId
+        return EventDetector.sustainedSpeechDecision(held: undecided, talk: talk).enumerated().map { k, e in
+            var e = e
+            e.id = first + k
+            return e
         }
     }
 }

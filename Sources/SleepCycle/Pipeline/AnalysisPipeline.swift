@@ -238,8 +238,8 @@ public final class AnalysisPipeline {
     }
 
     /// Publishes `.sessionStarted` (once); for a resumed night, then replays its journal into the whole-night
-    /// consumers and the result (`EventBus.replaying`), and closes the events the interruption cut off at the
-    /// journal's last position.
+    /// consumers and the result (`EventBus.replaying`), closes the events the interruption cut off at the
+    /// journal's last position and publishes the talking events it caught held back (`NightReplay.heldEvents`).
     public func start() {
         guard !started else { return }
         started = true
@@ -258,6 +258,10 @@ public final class AnalysisPipeline {
         }
         for var e in open.values.sorted(by: { $0.id < $1.id }) {
             e.end = max(e.start, min(e.end, replay.position))
+            bus.publish(.eventEnded(e))
+        }
+        for e in replay.heldEvents {
+            bus.publish(.eventStarted(e))
             bus.publish(.eventEnded(e))
         }
         bus.replaying = false
