@@ -100,4 +100,23 @@ public struct ClockTime: Sendable, Hashable, CustomStringConvertible {
         if candidate <= local { candidate += 86_400 }
         return Date(timeIntervalSince1970: candidate - Double(utcOffsetSeconds))
     }
+
+    /// The first instant strictly after `date` at which a clock following a time zone's rules shows this time:
+    /// `utcOffset` gives the zone's offset in seconds at an instant (the C library's `localtime_r`). Across a
+    /// daylight-saving change in the night the offset at the alarm, not the one at bedtime, decides: 06:45 in Berlin
+    /// on 25 October 2026 is 05:45 UTC, not 04:45. A time the clock skips (02:30 when it jumps from 02:00 to 03:00)
+    /// is taken an hour later, as `mktime` takes it.
+    public func nextOccurrence(after date: Date, utcOffset: (Date) -> Int) -> Date {
+        var offset = utcOffset(date)
+        var tried: [Date] = []
+        for _ in 0..<3 {
+            let candidate = nextOccurrence(after: date, utcOffsetSeconds: offset)
+            let there = utcOffset(candidate)
+            if there == offset { return candidate }
+            tried.append(candidate)
+            offset = there
+        }
+        // In a skipped hour the two offsets send each other back and forth: the later instant.
+        return tried.max() ?? date
+    }
 }

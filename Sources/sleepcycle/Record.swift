@@ -45,8 +45,9 @@ struct Record: AsyncParsableCommand {
                                valueName: "ISO8601"), transform: OptionValue.startTime)
     var start: ISO8601Time?
 
-    @Option(help: ArgumentHelp("Smart alarm time HH:MM in the offset of --start: wakes the sleeper in light sleep "
-                               + "within the window before it.", valueName: "HH:MM"), transform: OptionValue.clockTime)
+    @Option(help: ArgumentHelp("Smart alarm time HH:MM, local time (in the offset of --start if given): wakes the "
+                               + "sleeper in light sleep within the window before it.", valueName: "HH:MM"),
+            transform: OptionValue.clockTime)
     var alarm: ClockTime?
 
     @Option(help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
@@ -117,8 +118,11 @@ struct Record: AsyncParsableCommand {
         let startTime = start ?? Self.now()
         var options = PipelineOptions()
         if let alarm {
-            options.alarm = .init(time: alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds),
-                                  windowSeconds: alarmWindow ?? 1800)
+            // Without --start the night is the machine's: its zone's rules place the alarm (a daylight-saving change
+            // in the night moves it by the hour); --start gives a fixed offset.
+            let time = start == nil ? alarm.nextOccurrence(after: startTime.date, utcOffset: Self.localOffset)
+                : alarm.nextOccurrence(after: startTime.date, utcOffsetSeconds: startTime.utcOffsetSeconds)
+            options.alarm = .init(time: time, windowSeconds: alarmWindow ?? 1800)
         }
         if let preset = channelSeparation {
             guard settings.channels == 2 else {
@@ -219,10 +223,14 @@ struct Record: AsyncParsableCommand {
     /// `TimeZone.current` misreads POSIX zone strings (`TZ=UTC+14` is 14 h *behind* UTC, `CET-1CEST,…` is not UTC).
     static func now() -> ISO8601Time {
         let date = Date()
+        return ISO8601Time(date: date, utcOffsetSeconds: localOffset(at: date))
+    }
+
+    /// The machine's UTC offset at `date` as the C library reads `TZ` (POSIX zone strings too).
+    static func localOffset(at date: Date) -> Int {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
-        let offset = localtime_r(&seconds, &parts) != nil ? Int(parts.tm_gmtoff) : TimeZone.current.secondsFromGMT()
-        return ISO8601Time(date: date, utcOffsetSeconds: offset)
+        return localtime_r(&seconds, &parts) != nil ? Int(parts.tm_gmtoff) : TimeZone.current.secondsFromGMT(for: date)
     }
 
     /// Warns when --start lies before the resumed night's last audio: the new audio continues at the journal's end,

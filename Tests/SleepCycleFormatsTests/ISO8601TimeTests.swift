@@ -70,6 +70,28 @@ import Testing
         #expect(ClockTime("7:00")?.hour == 7)
     }
 
+    /// A recorder without --start follows its zone: on the night the clocks go back (Berlin, 25 October 2026, 03:00
+    /// CEST → 02:00 CET, at 01:00 UTC) 06:45 is 05:45 UTC; a bedtime offset of +02:00 put it at 04:45 UTC, an hour
+    /// early. The night they go forward (29 March 2026, at 01:00 UTC), 04:45 UTC; 02:30 does not exist: 03:30 CEST.
+    @Test func alarmTimeFollowsTheZoneAcrossADaylightSavingChange() throws {
+        func berlin(_ date: Date) -> Int {
+            let t = date.timeIntervalSince1970
+            let summer = (1_774_746_000.0..<1_792_890_000.0).contains(t)     // 2026-03-29T01:00Z ..< 2026-10-25T01:00Z
+            return summer ? 7200 : 3600
+        }
+        let alarm = try #require(ClockTime("06:45"))
+        let autumn = try ISO8601Time.parse("2026-10-24T23:00:00+02:00")
+        #expect(ISO8601Time.utcString(from: alarm.nextOccurrence(after: autumn.date, utcOffset: berlin)) == "2026-10-25T05:45:00.000Z")
+        #expect(ISO8601Time.utcString(from: alarm.nextOccurrence(after: autumn.date, utcOffsetSeconds: 7200)) == "2026-10-25T04:45:00.000Z")
+        let spring = try ISO8601Time.parse("2026-03-28T23:00:00+01:00")
+        #expect(ISO8601Time.utcString(from: alarm.nextOccurrence(after: spring.date, utcOffset: berlin)) == "2026-03-29T04:45:00.000Z")
+        let skipped = try #require(ClockTime("02:30"))
+        #expect(ISO8601Time.utcString(from: skipped.nextOccurrence(after: spring.date, utcOffset: berlin)) == "2026-03-29T01:30:00.000Z")
+        // An ordinary night: the same as the fixed offset.
+        let winter = try ISO8601Time.parse("2026-01-01T23:00:00+01:00")
+        #expect(alarm.nextOccurrence(after: winter.date, utcOffset: berlin) == alarm.nextOccurrence(after: winter.date, utcOffsetSeconds: 3600))
+    }
+
     @Test(arguments: ["7", "25:00", "07:60", "0745", "ab:cd", "07:5", "+7:00", "07:00:00", "٠٧:٠٠"])
     func refusesBadClockTimes(_ text: String) {
         #expect(ClockTime(text) == nil)
