@@ -204,7 +204,7 @@ final class ClipWriter: @unchecked Sendable {
     /// Removes a kept clip (and its file) and returns its `.dropped` outcome.
     private func giveUp(_ id: Int, reason: String) -> ClipDelivery {
         let k = kept.removeValue(forKey: id)!
-        if let file = k.file { unlink(file) }
+        if let file = k.file { _ = PathEncoding.withCString(file) { unlink($0) } }
         totalBytes -= Int64(k.ready.bytes)
         var d = k.ready
         d.status = .dropped; d.reason = reason; d.path = nil; d.bytes = 0
@@ -225,7 +225,7 @@ final class ClipWriter: @unchecked Sendable {
     /// to `path`.
     static func writeAtomically(_ bytes: [UInt8], to path: String, folder: String, sync: Bool) throws(ClipError) {
         let temporary = folder + "/.clip-\(UUID().uuidString).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = PathEncoding.withCString(temporary) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { throw ClipError(path: temporary, message: String(cString: strerror(errno))) }
         var offset = 0
         var failure: Int32 = 0
@@ -238,9 +238,11 @@ final class ClipWriter: @unchecked Sendable {
         }
         if failure == 0 && sync && fsync(fd) != 0 { failure = errno }
         close(fd)
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        if failure == 0 && PathEncoding.withCString(temporary, { from in PathEncoding.withCString(path) { rename(from, $0) } }) != 0 {
+            failure = errno
+        }
         if failure != 0 {
-            unlink(temporary)
+            _ = PathEncoding.withCString(temporary) { unlink($0) }
             throw ClipError(path: path, message: String(cString: strerror(failure)))
         }
     }
@@ -255,19 +257,30 @@ public enum AudioClipsFolder {
         guard !directory.isEmpty else { throw ClipError(.setting, path: directory, message: "the clips folder's path is empty") }
         try checkLink(directory)
         var path = URL(fileURLWithPath: directory).standardizedFileURL.path
-        var isDirectory: ObjCBool = false
-        var existing = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if existing && !isDirectory.boolValue {
+        var isFolder = Self.isFolder(path)
+        if isFolder == false {
             throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)")
         }
-        while !existing && path != "/" {
+        while isFolder == nil && path != "/" {
             path = (path as NSString).deletingLastPathComponent
-            existing = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            isFolder = Self.isFolder(path)
         }
-        guard isDirectory.boolValue, access(path, W_OK | X_OK) == 0 else {
+        guard isFolder == true, Self.writable(path) else {
             throw ClipError(.unwritable, path: directory, message: path == URL(fileURLWithPath: directory).standardizedFileURL.path
                 ? "the clips folder is not writable" : "cannot create the clips folder (\(path) is not a writable folder)")
         }
+    }
+
+    /// Whether `path` (links followed) is a folder; nil when nothing is there. By its bytes (`PathEncoding`): a
+    /// non-UTF-8 name is that name, not its escaped spelling.
+    private static func isFolder(_ path: String) -> Bool? {
+        var st = stat()
+        guard PathEncoding.withCString(path, { stat($0, &st) }) == 0 else { return nil }
+        return (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func writable(_ path: String) -> Bool {
+        PathEncoding.withCString(path) { access($0, W_OK | X_OK) } == 0
     }
 
     /// A symbolic link that leads nowhere (a loop, a missing target) is named as such: following it fails, and
@@ -284,14 +297,13 @@ public enum AudioClipsFolder {
     /// folder: done before any audio is analysed, so a bad `--clips DIR` fails at once.
     public static func prepare(_ directory: String) throws(ClipError) {
         try checkLink(directory)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }
+        if let isFolder = Self.isFolder(directory) {
+            guard isFolder else { throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)") }
         } else if let failure = PathEncoding.makeFolders(directory) {
             throw ClipError(.unwritable, path: directory,
                             message: "cannot create the clips folder (\(String(cString: strerror(failure))))")
         }
-        guard access(directory, W_OK | X_OK) == 0 else {
+        guard Self.writable(directory) else {
             throw ClipError(.unwritable, path: directory, message: "the clips folder is not writable")
         }
     }

@@ -39,9 +39,9 @@ public final class NightStore: @unchecked Sendable {
     ///   sleepcycle).
     public init(path: String, maximumBytes: Int64? = nil) throws(StoreError) {
         self.path = path
+        _ = try Self.contents(of: path)
         try Self.makeFolder(for: path)
         let existed = FileManager.default.fileExists(atPath: path)
-        _ = try Self.contents(of: path)
         do {
             let oldMask = umask(0o077)
             defer { umask(oldMask) }
@@ -150,6 +150,12 @@ public final class NightStore: @unchecked Sendable {
     ///   know), for a file that is not a database and for a path that is not a regular file. In every case the
     ///   file is left as it was.
     static func contents(of path: String) throws(StoreError) -> Contents {
+        // SQLite opens a store (and makes its -wal and -shm files) by a UTF-8 name: a name with other bytes would be
+        // created under a different, escaped name.
+        if path.unicodeScalars.contains(where: { PathEncoding.rawByte($0) != nil }) {
+            throw StoreError(.unwritable, path: path, message: "the store's name is not UTF-8 (SQLite takes UTF-8 file "
+                + "names): choose another")
+        }
         var st = stat()
         guard PathEncoding.withCString(path, { stat($0, &st) }) == 0 else { return .nothing }
         // A device or a FIFO is no database; SQLite would open it and make its journal beside it (in /dev).

@@ -178,6 +178,21 @@ import Testing
         #expect(r.stdout.contains("night-\\\\xE9\\\\xFF.wav") || r.stdout.contains("night-\\xE9\\xFF.wav"), "\(r.stdout.prefix(300))")
         let missing = try BuiltBinary.shell("exec \"$0\" analyze \"$(printf 'gone-\\377.wav')\"")
         #expect(missing.status == 66 && missing.stderr.contains("gone-\\xFF.wav"), "\(missing.stderr)")
+        // Clips go into the folder of that very name (they went into one named by its escaped spelling); a store,
+        // which SQLite opens by a UTF-8 name, is refused before anything is made.
+        let clips = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" analyze \"$(printf 'night-\\351\\377.wav')\" "
+            + "--clips \"$(printf 'clips-\\377')\" --format json")
+        #expect(clips.status == 0, "\(clips.stderr)")
+        var st = stat()
+        let folder = [UInt8](temp.url.path.utf8) + [UInt8]("/clips-".utf8) + [0xFF, 0]
+        #expect(folder.withUnsafeBufferPointer { p in
+            stat(UnsafeRawPointer(p.baseAddress!).assumingMemoryBound(to: CChar.self), &st)
+        } == 0 && (st.st_mode & S_IFMT) == S_IFDIR)
+        let store = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" record --input - --rate 16000 --store "
+            + "\"$(printf 'store-\\377/n.sqlite')\" < /dev/null")
+        expectOneLine(store, status: 73, "a non-UTF-8 store name")
+        #expect(store.stderr.contains("store-\\xFF/n.sqlite: the store's name is not UTF-8"), "\(store.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).allSatisfy { !$0.hasPrefix("store") })
     }
 
     @Test func versionAndHelpAreNotErrors() throws {
