@@ -97,8 +97,21 @@ struct SleepCycleCommand: AsyncParsableCommand {
         let usage = message(for: error).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
         let name = commandName(arguments)
-        StandardError.write("\(name): \(MessageText.field(usage, limit: 400)) (see '\(name) --help')")
+        StandardError.write("\(name): \(MessageText.field(usage, limit: 400))\(fileReadAsOption(arguments)) (see '\(name) --help')")
         return CLIError.Status.usage.rawValue
+    }
+
+    /// A hint when an argument that starts with `-` names a file here (`analyze -night.wav`): the parser took it for
+    /// options, and the usage error alone ("Missing expected argument") does not say why.
+    static func fileReadAsOption(_ arguments: [String]) -> String {
+        let before = arguments.prefix { $0 != "--" }
+        guard let file = before.dropFirst().first(where: { argument in
+            var st = stat()
+            return argument.count > 1 && argument.hasPrefix("-") && !argument.hasPrefix("--")
+                && PathEncoding.withCString(argument, { stat($0, &st) }) == 0
+        }) else { return "" }
+        let shown = MessageText.field(file)
+        return "; '\(shown)' is a file but reads as options: write ./\(shown), or put it after --"
     }
 
     /// `sleepcycle` or `sleepcycle SUBCOMMAND`, for usage messages.

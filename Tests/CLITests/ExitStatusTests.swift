@@ -195,6 +195,22 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: temp.url.path).allSatisfy { !$0.hasPrefix("store") })
     }
 
+    /// A file whose name starts with `-` is read as options; the usage error says so (it said only "Missing
+    /// expected argument '<file>'"), and `./-x.wav` or `-- -x.wav` opens it.
+    @Test func aFileNamedLikeAnOptionGetsAHint() throws {
+        let data = TestWAV.pcm16(rate: 16_000, channels: [TestWAV.night()])
+        try data.write(to: temp.url.appendingPathComponent("-x.wav"))
+        let r = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" analyze -x.wav")
+        expectOneLine(r, status: 64, "analyze -x.wav")
+        #expect(r.stderr.contains("'-x.wav' is a file but reads as options: write ./-x.wav, or put it after --"), "\(r.stderr)")
+        for form in ["./-x.wav", "-- -x.wav"] {
+            let ok = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" analyze --format json \(form)")
+            #expect(ok.status == 0, "\(form): \(ok.stderr)")
+        }
+        let missing = try BuiltBinary.shell("cd '\(temp.url.path)' && exec \"$0\" analyze -y.wav")
+        #expect(missing.status == 64 && !missing.stderr.contains("is a file"), "\(missing.stderr)")
+    }
+
     @Test func versionAndHelpAreNotErrors() throws {
         let v = try BuiltBinary.run(["--version"])
         #expect(v.status == 0 && v.stdout.split(separator: ".").count == 3, "\(v.stdout)")
