@@ -23,6 +23,8 @@ public struct ClipKey: Sendable {
     let key: SymmetricKey
     /// The key, for other data the night encrypts with it (the journal's wearable readings).
     public var symmetricKey: SymmetricKey { key }
+    /// Where the key came from (its file, for messages).
+    public private(set) var source = "the key"
 
     public init(bytes: [UInt8]) throws(ClipError) {
         guard bytes.count == 32 else {
@@ -62,11 +64,18 @@ public struct ClipKey: Sendable {
             throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits "
                 + "(the file is larger than 4 KiB)")
         }
-        if data.count == 32 { return try ClipKey(bytes: Array(data)) }
+        var key: ClipKey
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.count == 64, let bytes = Self.hexBytes(text) { return try ClipKey(bytes: bytes) }
-        throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits (found "
+        if data.count == 32 {
+            key = try ClipKey(bytes: Array(data))
+        } else if text.count == 64, let bytes = Self.hexBytes(text) {
+            key = try ClipKey(bytes: bytes)
+        } else {
+            throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits (found "
             + "\(data.count) bytes)")
+        }
+        key.source = path
+        return key
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {

@@ -248,6 +248,11 @@ import Testing
                                         stdin: Data())
             #expect(r.status != 0 && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
             #expect(r.stderr.contains("key") && !r.stderr.contains("unsupported configuration"), "\(r.stderr)")
+            // A wrong key's line names the store, the night and the key file.
+            if !extra.isEmpty {
+                #expect(r.stderr.contains(store) && r.stderr.contains(night.id.uuidString) && r.stderr.contains(wrong),
+                        "\(r.stderr)")
+            }
         }
         #expect(try NightStore(path: store).nights().last?.state == .interrupted)
         let resumed = try Recorder(["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json",

@@ -3,6 +3,7 @@ import Foundation
 import SleepCycleBus
 import ChannelSeparation
 import EventDetection
+import SleepCycleFormats
 
 /// One entry of a night's journal: what the whole-night consumers (staging, the smart alarm, the result) saw, in
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
@@ -104,8 +105,8 @@ public enum WearableSealing {
                 let plain = try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key.symmetricKey, authenticating: header)
                 out.append(try decoder.decode(JournalRecord.self, from: plain))
             } catch {
-                throw SleepAnalysisEngineError.unsupportedConfiguration(
-                    "the wearable key does not open this night's readings (wrong key, or the journal was altered)")
+                throw SleepAnalysisEngineError.unsupportedConfiguration("the wearable key \(MessageText.path(key.source)) "
+                    + "does not open this night's readings (wrong key, or the journal was altered)")
             }
         }
         return (out, unread)

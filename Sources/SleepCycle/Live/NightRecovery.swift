@@ -2,6 +2,7 @@ import Foundation
 import SleepCycleBus
 import SleepCycleDSP
 import SleepCycleStore
+import SleepCycleFormats
 import AudioClips
 
 extension NightStore {
@@ -75,8 +76,13 @@ extension NightStore {
               Double(position) <= StoredNight.longestSpan * Double(AnalysisClock.sampleRate) else {
             throw damaged(night, "its journal's position is out of range")
         }
-        let (opened, unread) = try WearableSealing.open(records, key: key)
-        return (NightReplay(records: opened, position: position), unread, chunks.last?.sequence)
+        do {
+            let (opened, unread) = try WearableSealing.open(records, key: key)
+            return (NightReplay(records: opened, position: position), unread, chunks.last?.sequence)
+        } catch SleepAnalysisEngineError.unsupportedConfiguration(let why) {
+            throw SleepAnalysisEngineError.unsupportedConfiguration("\(MessageText.path(path)): night "
+                + "\(night.id.uuidString): \(why)")
+        }
     }
 
     /// The journal of a night being recorded or interrupted, replayed into the pipeline it ran, which then ends where
