@@ -10,10 +10,11 @@ struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record and analyse a night live, from an ALSA device or raw PCM on standard input.",
         discussion: """
-            Stops on Ctrl-C (SIGINT) or SIGTERM, at --duration, or at the end of the input; then stores the \
-            night's result and prints it like analyze. The night is journaled into the store every half second \
-            of audio: after a crash or a power cut, 'sleepcycle record --resume' continues it (same session id; \
-            the time in between is missing input). docs/0008-live-nights.md describes the store and the journal.
+            Stops on Ctrl-C (SIGINT), SIGTERM or SIGHUP, at --duration, or at the end of the input; then stores \
+            the night's result and prints it like analyze. The night is journaled into the store every half \
+            second of audio: after a crash or a power cut, 'sleepcycle record --resume' continues it (same session \
+            id; the time in between is missing input; the night's --duration end and --alarm-command are kept). \
+            docs/0008-live-nights.md describes the store and the journal.
             """)
 
     @Option(help: ArgumentHelp("ALSA capture device (default: default; e.g. hw:1,0, plughw:1, pulse).",
@@ -101,7 +102,7 @@ struct Record: AsyncParsableCommand {
         if let channels, !(1...2).contains(channels) { throw ValidationError("--channels must be 1 or 2") }
         if let rate, !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be 8000–192000 Hz") }
         if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
-        if alarmCommand != nil && alarm == nil { throw ValidationError("--alarm-command needs --alarm") }
+        if alarmCommand != nil && alarm == nil && !resume { throw ValidationError("--alarm-command needs --alarm") }
         if resume && alarm != nil { throw ValidationError("--alarm cannot change on --resume: the night keeps its alarm") }
         if resume && channelSeparation != nil {
             throw ValidationError("--channel-separation cannot change on --resume: the night keeps its setting")
@@ -131,7 +132,29 @@ struct Record: AsyncParsableCommand {
             }
             options.channelSeparation = .preset(preset)
         }
-        let recorded = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header).recorderSettings } ?? [:]
+        let resumedHeader = resuming.flatMap { try? JSONDecoder().decode(NightHeader.self, from: $0.header) }
+        let recorded = resumedHeader?.recorderSettings ?? [:]
+        // A resumed night keeps its alarm command and the end its --duration set (both were lost with the process:
+        // the alarm rang without a sound, and the recorder ran on into the next day).
+        let alarmCommand = self.alarmCommand ?? recorded[Self.alarmCommandKey]
+        if let resuming, self.alarmCommand != nil, resumedHeader?.alarm == nil {
+            throw CLIError(.usage, "--alarm-command: night \(resuming.id.uuidString) has no alarm (--alarm is set when a "
+                + "night starts)")
+        }
+        var duration = self.duration
+        var resumeAt = startTime.date
+        if let resuming, duration == nil, let end = recorded[Self.durationEndKey].flatMap(Double.init) {
+            let remaining = end - startTime.date.timeIntervalSince1970
+            if remaining >= 1 {
+                duration = remaining
+            } else {
+                // Its --duration ended while it was interrupted: the night is completed as the journal left it.
+                duration = 0
+                resumeAt = resuming.endTime
+                let endText = ISO8601Time(date: Date(timeIntervalSince1970: end), utcOffsetSeconds: startTime.utcOffsetSeconds)
+                Diagnostics.log.info("night \(resuming.id.uuidString) reached its --duration end \(endText.description) while interrupted: storing it as it was")
+            }
+        }
         options.clips = try clipOptions.option() ?? (resuming != nil ? ClipOptions.option(recorded: recorded) : nil)
         options.clips?.durable = true
         options.wearableKey = try wearableKey.map { path throws(ClipError) in try ClipKey.load(path: path) }
@@ -158,15 +181,16 @@ struct Record: AsyncParsableCommand {
         let source: any AudioSource = limited ?? opened
         let id: UUID
         if let resuming {
-            id = try await engine.resumeAnalysis(night: resuming.id, at: startTime.date, using: source,
+            id = try await engine.resumeAnalysis(night: resuming.id, at: resumeAt, using: source,
                                                  eventListeners: [status.listener])
             Diagnostics.log.info("resumed night \(id.uuidString)")
-            Self.warnIfBefore(startTime, night: resuming)
+            if resumeAt == startTime.date { Self.warnIfBefore(startTime, night: resuming) }
         } else {
             id = try await engine.startAnalysis(
                 config: SleepAnalysisConfig(sessionId: nil, utcOffsetSeconds: startTime.utcOffsetSeconds,
                                             recorderSettings: settings.recorded.merging(
-                                                ClipOptions.recorded(options.clips, keyPath: clipOptions.clipsKey)) { a, _ in a }),
+                                                ClipOptions.recorded(options.clips, keyPath: clipOptions.clipsKey)
+                                                    .merging(nightSettings(start: startTime.date)) { a, _ in a }) { a, _ in a }),
                 at: startTime.date, using: source, eventListeners: [status.listener])
             Diagnostics.log.info("recording night \(id.uuidString) into \(MessageText.path(store.path))")
         }
@@ -217,6 +241,16 @@ struct Record: AsyncParsableCommand {
             try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
+    }
+
+    static let alarmCommandKey = "alarmCommand", durationEndKey = "durationEnd"
+
+    /// What a resume keeps of this night's options: the alarm command and where --duration ends (seconds since 1970).
+    private func nightSettings(start: Date) -> [String: String] {
+        var out: [String: String] = [:]
+        if let alarmCommand { out[Self.alarmCommandKey] = alarmCommand }
+        if let duration { out[Self.durationEndKey] = String(start.timeIntervalSince1970 + duration) }
+        return out
     }
 
     /// Now, in the machine's UTC offset as the C library reads `TZ` (`localtime_r`'s `tm_gmtoff`): Foundation's

@@ -111,7 +111,10 @@ import Testing
         #expect(try NightStore(path: store).integrityCheck() == "ok")
     }
 
-    @Test func sigtermMidNightStoresACompleteResult() throws {
+    /// SIGTERM, and SIGHUP (the terminal or the ssh session closed: it killed the recorder like `kill -9`, leaving
+    /// the night interrupted and its last events lost).
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aStopSignalMidNightStoresACompleteResult(signal: Int32) throws {
         let store = storePath()
         let recorder = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--format", "json"])
         let data = try Self.rawNight()
@@ -126,7 +129,7 @@ import Testing
             return written >= 80 * 32_000 && listed != nil
         }
         #expect(listed?.status == 0 && listed?.stdout.contains("\"state\": \"recording\"") == true, "\(listed?.stdout ?? "")")
-        kill(recorder.process.processIdentifier, SIGTERM)
+        kill(recorder.process.processIdentifier, signal)
         recorder.closeInput()
         let r = recorder.wait()
         #expect(r.reason == .exit && r.status == 0, "\(r.status) \(r.stderr)")
@@ -311,6 +314,52 @@ import Testing
                 .map { "\($0["timestamp"]!) \($0["bpm"]!)" }
         }
         #expect(rates(json) == rates(ref))
+    }
+
+    /// A night's --duration end and --alarm-command survive a crash: a plain `record --resume` (docs/raspberry-pi.md's
+    /// unit) ran on past the end, and the alarm rang (`smartAlarm`) without its command. Past the end, the resume
+    /// stores the night as the journal left it.
+    @Test func aResumedNightKeepsItsDurationAndAlarmCommand() throws {
+        let store = storePath("kept.sqlite"), log = storePath("alarm.log")
+        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--duration", "3m",
+                                  "--alarm", "23:02", "--alarm-window", "1m",
+                                  "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE\" >> '\(log)'"])
+        let night = try Self.rawNight()
+        #expect(first.feed(night, pace: 30) { $0 >= 32_000 * 40 } >= 32_000 * 40)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(first.process.processIdentifier, SIGKILL)
+        first.closeInput()
+        #expect(first.wait().reason == .uncaughtSignal)
+        let journaled = try #require(try NightStore(path: store).nights().last).endTime.timeIntervalSince(Self.startDate)
+        let back = ISO8601Time(date: Self.startDate.addingTimeInterval(journaled), utcOffsetSeconds: 3600).description
+        var rest = Data(night[(Int(journaled * 16_000) * 2)...])
+        rest.append(Data(count: 32_000 * 60))
+        let arguments: [String] = ["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", back]
+        let resumed = try BuiltBinary.run(arguments, stdin: rest)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
+        #expect(json["endTime"] as? String == "2026-01-01T22:03:00.000Z", "\(json["endTime"] ?? "")")
+        #expect((json["smartAlarm"] as? [String: Any])?["firedAt"] != nil)
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 1, "the alarm command ran \(lines.count) times")
+        // Past its end the night is stored as it was; --alarm-command is refused for a night without an alarm.
+        let other = storePath("over.sqlite")
+        let second = try Recorder(["record"] + Self.rawArgs + ["--store", other, "--start", Self.start, "--duration", "1m"])
+        #expect(second.feed(night, pace: 30) { $0 >= 32_000 * 20 } >= 32_000 * 20)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(second.process.processIdentifier, SIGKILL)
+        second.closeInput()
+        _ = second.wait()
+        let refused = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", other, "--alarm-command", "true"],
+                                          stdin: Data(count: 32_000))
+        #expect(refused.status == 64 && refused.stderr.contains("has no alarm"), "\(refused.stderr)")
+        let late = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", other, "--format", "json", "--start",
+                                        ISO8601Time(date: Self.startDate.addingTimeInterval(600), utcOffsetSeconds: 3600).description],
+                                       stdin: Data(count: 32_000 * 10))
+        #expect(late.status == 0, "\(late.stderr)")
+        let stored = try #require(try NightStore(path: other).nights().last)
+        #expect(stored.state == .complete && stored.endTime.timeIntervalSince(Self.startDate) < 60)
     }
 
     /// A --start days after the interrupted night's last audio is refused (the gap would be analysed as missing

@@ -10,16 +10,21 @@ final class StopSignal: @unchecked Sendable {
     private var waiter: CheckedContinuation<String, Never>?
     private var sources: [DispatchSourceSignal] = []
 
-    /// Turns SIGINT and SIGTERM into a stop request (the night is then stored and printed, not lost).
+    /// Turns SIGINT, SIGTERM and SIGHUP into a stop request (the night is then stored and printed, not lost).
     func watchSignals() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")] {
+            // SIGHUP (the terminal or the ssh session closed) stops the night as SIGTERM does: by default it killed
+            // the recorder like `kill -9`, leaving the night interrupted. Under `nohup` it stays ignored.
+            let previous = signal(number, SIG_IGN)
+            if number == SIGHUP, Self.address(previous) == Self.address(SIG_IGN) { continue }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.request(number == SIGINT ? "SIGINT" : "SIGTERM") }
+            source.setEventHandler { [weak self] in self?.request(name) }
             source.resume()
             sources.append(source)
         }
     }
+
+    private static func address(_ handler: __sighandler_t?) -> Int { handler.map { unsafeBitCast($0, to: Int.self) } ?? 0 }
 
     /// The reason a stop was requested, if one was.
     var reason: String? {
