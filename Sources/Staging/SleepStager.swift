@@ -122,7 +122,12 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             recordHealth(h)
             return []
         case .audio(let block): return advance(to: block.end)
-        case .gap(let gap): return advance(to: gap.start + gap.length)
+        case .gap(let gap):
+            // No audio at all: unusable from its start, known now. Audio health reports the same hole as missing
+            // input only after the stager has seen the gap (its outputs follow the event on the bus), too late for
+            // the epochs the gap closes: a resume three hours after a crash had those three hours scored as sleep.
+            if gap.length > 0 { unusable.append((gap.start, gap.start + gap.length)) }
+            return advance(to: gap.start + gap.length)
         case .features(let f):
             return advance(to: f.start + SampleTime(max(f.count - 1, 0) * f.hopLength))
         case .eventStarted(let e):
@@ -231,8 +236,15 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         inputs.breathingRate = breathingSums[k]?.mean
         let epochEnd = min(end, now)
         inputs.length = AnalysisClock.seconds(max(0, epochEnd - start))
-        let stretches = unusable + (unusableSince.map { [($0, now)] } ?? [])
-        inputs.unusableAudioSeconds = stretches.reduce(0) { $0 + AnalysisClock.seconds(max(0, min($1.end, epochEnd) - max($1.start, start))) }
+        // The union of the stretches within the epoch (a gap and the health report of the same hole overlap).
+        let stretches = (unusable + (unusableSince.map { [($0, now)] } ?? []))
+            .map { (max($0.start, start), min($0.end, epochEnd)) }.filter { $0.0 < $0.1 }.sorted { $0.0 < $1.0 }
+        var covered: SampleTime = 0, reach = start
+        for (a, b) in stretches where b > max(a, reach) {
+            covered += b - max(a, reach)
+            reach = b
+        }
+        inputs.unusableAudioSeconds = AnalysisClock.seconds(covered)
         epochInputs[k] = inputs
     }
 

@@ -7,7 +7,8 @@ import Testing
     static let sr = SampleTime(AnalysisClock.sampleRate)
     static func s(_ seconds: Double) -> SampleTime { AnalysisClock.samples(seconds: seconds) }
 
-    /// Drives a stager through `hours` of stream time in 10-s gap events (time only, no audio needed),
+    /// Drives a stager through `hours` of stream time in empty audio blocks every 10 s (time only, as a journal's
+    /// replay gives it; a gap would be unusable time),
     /// with the given events published at their start and end.
     static func run(hours: Double, events: [SoundEvent], extra: [AnalysisEvent] = [],
                     stager: SleepStager? = nil) throws -> (SleepStager, [StageEpoch]) {
@@ -29,11 +30,39 @@ import Testing
             while let e = pending.first, e.start < next { feed(.eventStarted(e)); ending.append(e); pending.removeFirst() }
             for e in ending where e.end <= next { feed(.eventEnded(e)) }
             ending.removeAll { $0.end <= next }
-            feed(.gap(AudioGap(start: t, length: next - t, reason: .missingInput)))
+            feed(.audio(AudioBlock(start: next, channels: [])))
             t = next
         }
         feed(.sessionEnding(at: end + s(12)))
         return (stager, published)
+    }
+
+    /// A gap is unusable audio from its start: its epochs are not scored. On a resume the gap between the journal's
+    /// end and the new audio comes with no health report (the health monitor starts afresh after it), and three
+    /// hours without audio were scored as sleep. A health report of the same hole overlapping the gap counts once:
+    /// a 10-s hole leaves its epoch scored.
+    @Test(arguments: [3.0 * 3600, 10])
+    func epochsOfAGapAreNotScored(seconds: Double) throws {
+        let gap = AudioGap(start: Self.s(605), length: Self.s(seconds), reason: .missingInput)
+        var stager = try SleepStager()
+        _ = stager.handle(.sessionStarted(SessionInfo(id: UUID(), clock: AnalysisClock(start: Date(timeIntervalSince1970: 0)),
+                                                      sourceSampleRate: 16_000, channelCount: 1)))
+        for t in stride(from: 5.0, through: 605, by: 10) { _ = stager.handle(.audio(AudioBlock(start: Self.s(t), channels: []))) }
+        _ = stager.handle(.gap(gap))
+        if seconds < 60 {
+            _ = stager.handle(.healthChanged(AudioHealthChange(time: gap.start, status: .missingInput)))
+            _ = stager.handle(.healthChanged(AudioHealthChange(time: gap.start + gap.length, status: .healthy)))
+        }
+        let end = gap.start + gap.length + Self.s(595)
+        var t = gap.start + gap.length
+        while t < end {
+            t += Self.s(10)
+            _ = stager.handle(.audio(AudioBlock(start: t, channels: [])))
+        }
+        _ = stager.handle(.sessionEnding(at: end))
+        let inGap = stager.finalEpochs.filter { $0.start >= gap.start && $0.end <= gap.start + gap.length }
+        #expect(inGap.isEmpty, "\(inGap.count) epochs of the gap scored")
+        #expect(stager.finalEpochs.count == (seconds < 60 ? 41 : 40), "\(stager.finalEpochs.count) epochs")
     }
 
     @Test func publishesOneStagePerEpochInOrder() throws {
