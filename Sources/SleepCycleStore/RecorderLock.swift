@@ -7,6 +7,7 @@ import Foundation
 /// never mistaken for a live one.
 public final class RecorderLock: @unchecked Sendable {
     private var fd: Int32
+    private var databaseFd: Int32 = -1
     private let path: String
 
     init(storePath: String) throws(StoreError) {
@@ -22,6 +23,17 @@ public final class RecorderLock: @unchecked Sendable {
             throw StoreError(.busy, path: storePath, message: "another recorder is using this store\(holder); one "
                 + "recorder per store: stop it, or give this one another --store")
         }
+        // The database file itself is locked too: a hard link or a symbolic link is the same store under another
+        // name, with a lock file of its own (a second recorder through a hard link lost a night or damaged the
+        // store). flock is independent of SQLite's own (fcntl) locks.
+        databaseFd = open(storePath, O_RDONLY | O_CLOEXEC)
+        if databaseFd >= 0, flock(databaseFd, LOCK_EX | LOCK_NB) != 0 {
+            close(databaseFd)
+            databaseFd = -1
+            release()
+            throw StoreError(.busy, path: storePath, message: "another recorder is using this store under another name "
+                + "(a link to it); one recorder per store: stop it, or give this one another --store")
+        }
     }
 
     deinit { release() }
@@ -36,6 +48,7 @@ public final class RecorderLock: @unchecked Sendable {
 
     /// Releases the lock (idempotent).
     public func release() {
+        if databaseFd >= 0 { close(databaseFd); databaseFd = -1 }
         guard fd >= 0 else { return }
         _ = ftruncate(fd, 0)
         close(fd)

@@ -425,6 +425,13 @@ import Testing
         first.feed(try Self.rawNight(), pace: 50) { $0 > 32_000 * 20 }
         let second = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(second.status == 75 && second.stderr.contains("another recorder"), "\(second.status) \(second.stderr)")
+        // Also through a hard or a symbolic link to the store (the lock file goes by name; the store itself is locked).
+        let hard = storePath("hard.sqlite"), soft = storePath("soft.sqlite")
+        #expect(link(store, hard) == 0 && symlink(store, soft) == 0)
+        for other in [hard, soft] {
+            let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", other], stdin: Data(count: 64_000))
+            #expect(r.status == 75 && r.stderr.contains("under another name"), "\(other): \(r.status) \(r.stderr)")
+        }
         // A size cap that is not a number of bytes is a usage error, not silently no cap (or a cap of nothing).
         for cap in ["abc", "1e3", "-1"] {
             let r = try BuiltBinary.shell("SLEEPCYCLE_STORE_MAX_BYTES=\(cap) exec \"$0\" record --input - --store '\(storePath("capped.sqlite"))' < /dev/null")
