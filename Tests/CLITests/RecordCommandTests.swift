@@ -362,6 +362,14 @@ import Testing
         #expect(stored.state == .complete && stored.endTime.timeIntervalSince(Self.startDate) < 60)
     }
 
+    /// An alarm command that fails is a silent alarm: the recorder says so (it said nothing).
+    @Test func aFailingAlarmCommandIsAWarning() throws {
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("fail.sqlite"), "--start", Self.start,
+                                     "--alarm", "23:01", "--alarm-window", "1m", "--alarm-command", "exit 3"],
+                                    stdin: Data(count: 32_000 * 240))
+        #expect(r.status == 0 && r.stderr.contains("the alarm command exited with status 3"), "\(r.status) \(r.stderr)")
+    }
+
     /// A --start days after the interrupted night's last audio is refused (the gap would be analysed as missing
     /// input for minutes, and it is another night); one before it is a warning.
     @Test func resumeTimesAreChecked() throws {

@@ -65,6 +65,13 @@ enum AlarmCommand {
         process.standardInput = FileHandle.nullDevice
         // Its output goes to standard error: standard output is the night's result (JSON, CSV) and may be a file.
         process.standardOutput = FileHandle.standardError
+        // A command that fails (not found: 127) is a silent alarm: say so.
+        process.terminationHandler = { p in
+            guard p.terminationReason != .exit || p.terminationStatus != 0 else { return }
+            let how = p.terminationReason == .exit ? "exited with status \(p.terminationStatus)"
+                : "was killed by signal \(p.terminationStatus)"
+            Diagnostics.log.warning("alarm (\(ringing.rule)): the alarm command \(how)")
+        }
         do {
             try process.run()
             Diagnostics.log.info("alarm (\(ringing.rule)) at \(ISO8601Time.utcString(from: ringing.time)): ran the alarm command (pid \(process.processIdentifier))")
