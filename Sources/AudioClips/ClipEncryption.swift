@@ -71,8 +71,8 @@ public struct ClipKey: Sendable {
         } else if text.count == 64, let bytes = Self.hexBytes(text) {
             key = try ClipKey(bytes: bytes)
         } else {
-            throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits (found "
-            + "\(data.count) bytes)")
+            throw ClipError(path: path, message: "not an AES-256 key: expected 32 raw bytes or 64 hexadecimal digits "
+                + "(found \(data.count) bytes)")
         }
         key.source = path
         return key

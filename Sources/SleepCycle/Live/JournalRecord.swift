@@ -9,9 +9,10 @@ import SleepCycleFormats
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, talking events the detector holds back, breathing rates, health changes, sound levels, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
-/// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs,
-/// which the stager publishes again, identically, when the journal is replayed into it.
+/// ended, talking events the detector holds back, breathing rates, health changes, sound levels, heart-rate and
+/// motion samples, the alarm and audio clips. Not journaled: audio and features (the producers start afresh after a
+/// resume), the breathing trace, and the stager's online epochs, which the stager publishes again, identically,
+/// when the journal is replayed into it.
 public enum JournalRecord: Codable, Sendable {
     case position(SampleTime)
     case gap(AudioGap)
@@ -151,7 +152,8 @@ public struct NightReplay: Sendable {
     /// The first id free after the journal's events and `heldEvents`.
     var nextEventId: Int { journalNextEventId + heldEvents.count }
 
-    private var journalNextEventId: Int {
+    /// The first id free after the journal's own events.
+    var journalNextEventId: Int {
         records.reduce(0) { next, record in
             switch record {
             case .eventStarted(let e), .eventEnded(let e): max(next, e.id + 1)

@@ -21,6 +21,8 @@ public final class AnalysisPipeline {
 
     private let feeder: AnalysisFeeder
     private let replay: NightReplay?
+    /// The resumed journal's held talking events, as the resume decides them (`NightReplay.heldEvents`).
+    private let heldEvents: [SoundEvent]
     private let inboxLock = NSLock()
     private var inbox: [AnalysisEvent] = []
     private let collector: ResultCollector
@@ -66,7 +68,9 @@ public final class AnalysisPipeline {
         self.bus = bus
         feeder = AnalysisFeeder(extractors: extractors, start: replay?.position ?? 0) { bus.publish($0) }
         var context = PipelineContext(info: info, channelCount: channels, options: options)
-        context.firstEventId = replay?.nextEventId ?? 0
+        // Decided once: the talking events the journal caught held back, published at `start()`.
+        heldEvents = replay?.heldEvents ?? []
+        context.firstEventId = (replay?.journalNextEventId ?? 0) + heldEvents.count
         let registrations = try PipelineBuilder.consumers(for: context)
         for r in registrations { bus.subscribe(r.consumer, replays: r.replays) }
         consumerNames = registrations.map(\.name)
@@ -260,7 +264,7 @@ public final class AnalysisPipeline {
             e.end = max(e.start, min(e.end, replay.position))
             bus.publish(.eventEnded(e))
         }
-        for e in replay.heldEvents {
+        for e in heldEvents {
             bus.publish(.eventStarted(e))
             bus.publish(.eventEnded(e))
         }
