@@ -53,6 +53,25 @@ public struct ChannelAttributor: AnalysisConsumer {
         var decided: (side: AudioChannel, confidence: Double)?
         /// The level and time cues alone (−1…1), shared with neighbouring snores.
         var cueZ = 0.0
+
+        func record(held: Bool) -> AttributionCandidate {
+            AttributionCandidate(event: event, levelDifferenceDB: levelDifferenceDB, energyPrimary: energy.primary,
+                                 energySecondary: energy.secondary, delayLag: delay?.lag, delayHeight: delay?.height,
+                                 cueZ: cueZ, held: held)
+        }
+
+        init(event: SoundEvent, channel: AudioChannel, levelDifferenceDB: Double,
+             energy: (primary: Double, secondary: Double), delay: (lag: Double, height: Float)?) {
+            self.event = event; self.channel = channel; self.levelDifferenceDB = levelDifferenceDB
+            self.energy = energy; self.delay = delay
+        }
+
+        init(_ r: AttributionCandidate, channel: AudioChannel) {
+            self.init(event: r.event, channel: channel, levelDifferenceDB: r.levelDifferenceDB,
+                      energy: (r.energyPrimary, r.energySecondary),
+                      delay: r.delayLag.flatMap { lag in r.delayHeight.map { (lag, $0) } })
+            cueZ = r.cueZ
+        }
     }
 
     /// Recently decided snores: their start, signature and cues, for the snores after them.
@@ -120,14 +139,69 @@ public struct ChannelAttributor: AnalysisConsumer {
             return decide(all: false)
         case .eventCandidate(let e):
             guard let channel = e.channel else { return [.eventStarted(e), .eventEnded(e)] }
-            pending.append(measure(e, channel: channel))
-            return ending ? decide(all: true) : []
+            let c = measure(e, channel: channel)
+            pending.append(c)
+            return [.candidateMeasured(c.record(held: false))] + (ending ? decide(all: true) : [])
+        case .eventHeld(let e):
+            // Measured now, while its audio is in the ring, for the journal only: a crash during the detector's hold
+            // leaves a resume its cues (`resume`).
+            guard let channel = e.channel else { return [] }
+            return [.candidateMeasured(measure(e, channel: channel).record(held: true))]
         case .sessionEnding:
             ending = true
             return decide(all: true)
         default:
             return []
         }
+    }
+
+    // MARK: - Resume
+
+    /// The sleepers' events a crash left undecided, decided on the cues the journal kept (`.candidateMeasured`), as the
+    /// attributor decides at the end of a session.
+    ///
+    /// - Parameters:
+    ///   - candidates: the journal's measured candidates (not `held`), in journal order; a group of them (overlapping
+    ///     within `fragmentGapSeconds`) is undecided when none of its ids was published and the journal ends less
+    ///     than `decisionDelaySeconds` after its end.
+    ///   - held: talking events the detector held that the sustained-speech rule reports, with new ids: candidates too.
+    ///   - published: the events the journal published (a late candidate of the same sound is not reported again).
+    ///   - position: where the journal ends.
+    /// - Returns: the decided events, with their sleeper's channel.
+    public static func resume(config: ChannelSeparationConfig, candidates: [AttributionCandidate],
+                              held: [AttributionCandidate], published: [SoundEvent],
+                              position: SampleTime) throws -> [SoundEvent] {
+        var attributor = try ChannelAttributor(config: config, ringSeconds: 0)
+        attributor.position = position
+        let delay = AnalysisClock.samples(seconds: config.decisionDelaySeconds)
+        let tolerance = AnalysisClock.samples(seconds: fragmentGapSeconds)
+        let publishedIds = Set(published.map(\.id))
+        var groups: [[AttributionCandidate]] = []
+        var groupEnd: SampleTime = .min
+        for c in candidates.sorted(by: { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }) {
+            if !groups.isEmpty, c.event.start <= groupEnd + tolerance {
+                groups[groups.count - 1].append(c)
+                groupEnd = max(groupEnd, c.event.end)
+            } else {
+                groups.append([c])
+                groupEnd = c.event.end
+            }
+        }
+        for group in groups {
+            let end = group.map(\.event.end).max()!
+            let decided = group.contains { publishedIds.contains($0.event.id) } || position >= end + delay
+            for r in group {
+                guard let channel = r.event.channel else { continue }
+                if !decided {
+                    attributor.pending.append(Candidate(r, channel: channel))
+                } else if r.event.type == .snoring, let signature = r.event.signature {
+                    attributor.snoreMemory.append((r.event.start, signature, r.cueZ))
+                }
+            }
+        }
+        for r in held { if let channel = r.event.channel { attributor.pending.append(Candidate(r, channel: channel)) } }
+        attributor.published = Deque(published.filter { $0.channel != nil }.sorted { $0.end < $1.end })
+        return attributor.decide(all: true).compactMap { if case .eventStarted(let e) = $0 { e } else { nil } }
     }
 
     // MARK: - Audio

@@ -169,8 +169,8 @@ public struct EventDetector: AnalysisConsumer {
         var out: [AnalysisEvent] = []
         for f in finished where f.type == .talking {
             gates[channel, default: gate].hold(f)
-            // For the journal (one sleeper; the attributor of two publishes what it makes of the candidates).
-            if !publishesCandidates { out.append(.eventHeld(soundEvent(f, channel: channel, id: -1))) }
+            // For the journal (with two sleepers, the attributor measures it while its audio is at hand).
+            out.append(.eventHeld(soundEvent(f, channel: channel, id: -1)))
         }
         return out + publish(channel: channel, finished.filter { $0.type != .talking })
     }

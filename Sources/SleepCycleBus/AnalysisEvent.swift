@@ -69,6 +69,31 @@ public enum EventType: String, Sendable, Hashable, Codable, CaseIterable {
 
 public enum EventSource: String, Sendable, Codable { case audio, accelerometer }
 
+/// A two-sleeper candidate event and the cues the attributor measured on it (`ChannelAttributor`): what deciding its
+/// sleeper needs once its audio is gone.
+public struct AttributionCandidate: Sendable, Codable {
+    /// The detection, tagged with the channel whose detector found it.
+    public var event: SoundEvent
+    /// Level difference primary − secondary (dB), and the two channels' (noise-compensated) energies.
+    public var levelDifferenceDB: Double
+    public var energyPrimary: Double
+    public var energySecondary: Double
+    /// The time cue: delay (samples; positive: the primary microphone heard it first) and the PHAT peak height.
+    public var delayLag: Double?
+    public var delayHeight: Float?
+    /// The level and time cues alone (−1…1), shared with neighbouring snores.
+    public var cueZ: Double
+    /// A talking event the detector holds for the sustained-speech rule (not yet a candidate).
+    public var held: Bool
+
+    public init(event: SoundEvent, levelDifferenceDB: Double, energyPrimary: Double, energySecondary: Double,
+                delayLag: Double?, delayHeight: Float?, cueZ: Double, held: Bool) {
+        self.event = event; self.levelDifferenceDB = levelDifferenceDB
+        self.energyPrimary = energyPrimary; self.energySecondary = energySecondary
+        self.delayLag = delayLag; self.delayHeight = delayHeight; self.cueZ = cueZ; self.held = held
+    }
+}
+
 /// A detected sound event (or accelerometer movement).
 public struct SoundEvent: Sendable, Identifiable, Codable {
     /// Unique within a session, increasing in order of detection.
@@ -333,8 +358,13 @@ public enum AnalysisEvent: Sendable {
     /// A talking event the detector has found and holds back for the sustained-speech rule (published a minute
     /// and a half later as `.eventStarted` + `.eventEnded`, or dropped as a TV's or a conversation's). Its `id` is
     /// −1 (an id is given when it is published). Only a live night's journal reads it, so that a crash during the
-    /// hold does not lose the event: a resume decides it on what the journal knows (`NightReplay`).
+    /// hold does not lose the event: a resume decides it on what the journal knows (`NightReplay`). With channel
+    /// separation the attributor measures it (`.candidateMeasured`), and the journal keeps that instead.
     case eventHeld(SoundEvent)
+    /// With channel separation: a candidate (or a held talking candidate) with the cues the attributor measured on
+    /// it while its audio was in the ring. Only a live night's journal reads it: a resume decides the candidates
+    /// still waiting for the attributor at the crash on these cues (`ChannelAttributor.resume`).
+    case candidateMeasured(AttributionCandidate)
     case breathingRate(BreathingEstimate)
     case breathingTrace(BreathingTraceChunk)
     case sleepStage(StageEpoch)

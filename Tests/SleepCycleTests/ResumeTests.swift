@@ -21,8 +21,14 @@ import SleepCycleFormats
     }
 
     static func blocks(_ samples: ArraySlice<Float>, size: Int = 8_000) -> [ScriptedSource.Step] {
-        stride(from: samples.startIndex, to: samples.endIndex, by: size).map {
-            .audio([Array(samples[$0..<min($0 + size, samples.endIndex)])])
+        blocks([samples], size: size)
+    }
+
+    /// Blocks of `size` frames of the channels `signal`.
+    static func blocks(_ signal: [ArraySlice<Float>], size: Int = 8_000) -> [ScriptedSource.Step] {
+        let range = signal[0].indices
+        return stride(from: range.lowerBound, to: range.upperBound, by: size).map { k in
+            .audio(signal.map { Array($0[k..<min(k + size, range.upperBound)]) })
         }
     }
 
@@ -30,21 +36,31 @@ import SleepCycleFormats
     /// 0.5 s), then cut off as a crash cuts it: no end of session, no result, the night left interrupted.
     static func journalUntilCut(_ samples: ArraySlice<Float>, store: NightStore, id: UUID, start: Date,
                                 utcOffsetSeconds: Int, options: PipelineOptions = PipelineOptions()) throws {
+        try journalUntilCut([samples], store: store, id: id, start: start, utcOffsetSeconds: utcOffsetSeconds,
+                            options: options)
+    }
+
+    /// As above, for the channels `signal` (two with `options.channelSeparation`: two sleepers).
+    static func journalUntilCut(_ signal: [ArraySlice<Float>], store: NightStore, id: UUID, start: Date,
+                                utcOffsetSeconds: Int, options: PipelineOptions = PipelineOptions()) throws {
         let lock = try store.lockForRecording()
-        let source = ScriptedSource(steps: blocks(samples), live: true)
-        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 1)
+        let channels = signal.count
+        let source = ScriptedSource(steps: blocks(signal), channels: channels, live: true)
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000,
+                               channelCount: channels)
         let pipeline = try AnalysisPipeline(info: info, format: source.format, sourcePath: source.name, options: options)
-        let header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: utcOffsetSeconds, sourceName: source.name,
-                                 sourceSampleRate: 16_000, sourceChannels: 1, analysisChannels: 1, frameLength: 1024,
-                                 hopLength: 512, eventDetection: true, alarm: nil, useAccelerometer: false,
-                                 recorderSettings: [:])
+        var header = NightHeader(sessionId: id, start: start, utcOffsetSeconds: utcOffsetSeconds, sourceName: source.name,
+                                 sourceSampleRate: 16_000, sourceChannels: channels, analysisChannels: channels,
+                                 frameLength: 1024, hopLength: 512, eventDetection: true, alarm: nil,
+                                 useAccelerometer: false, recorderSettings: [:])
+        header.channelSeparation = options.channelSeparation
         try store.beginNight(id: id, startTime: start, utcOffsetSeconds: utcOffsetSeconds, source: Data("{}".utf8),
                              header: try JSONEncoder().encode(header))
         lock.recording(id)
         let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0)
         let recorder = JournalRecorder(writer: writer, start: 0)
         pipeline.observe { recorder.observe($0) }
-        for _ in 0..<(samples.count / 8_000) { pipeline.process(try source.read()) }
+        for _ in 0..<(signal[0].count / 8_000) { pipeline.process(try source.read()) }
         #expect(writer.drain().isEmpty)
         lock.release()
     }
@@ -126,7 +142,7 @@ import SleepCycleFormats
 
     /// What the resume makes of the journal's held talking events: one published is not published again, one held
     /// longer than the window was dropped, one still held is decided by the rule on the talk around it.
-    @Test func heldTalkingEventsAreDecidedOnTheJournalsTalk() {
+    @Test func heldTalkingEventsAreDecidedOnTheJournalsTalk() throws {
         func talk(_ from: Double, _ to: Double, id: Int = -1) -> SoundEvent {
             SoundEvent(id: id, type: .talking, start: AnalysisClock.samples(seconds: from),
                        end: AnalysisClock.samples(seconds: to), probability: 0.9, source: .audio)
@@ -136,15 +152,51 @@ import SleepCycleFormats
         var records: [JournalRecord] = [.eventHeld(talk(100, 103)), .eventStarted(talk(100, 103, id: 4)),
                                         .eventEnded(talk(100, 103, id: 4)), .eventHeld(talk(500, 560)),
                                         .eventHeld(talk(912, 915)), .position(position)]
-        var replay = NightReplay(records: records, position: position)
-        #expect(replay.heldEvents.map(\.id) == [5] && replay.heldEvents.first?.start == talk(912, 915).start)
-        #expect(replay.nextEventId == 6)
+        var decided = try NightReplay(records: records, position: position).undecidedEvents()
+        #expect(decided.events.map(\.id) == [5] && decided.events.first?.start == talk(912, 915).start)
+        #expect(decided.newIds == 1)
         // The same utterance in the middle of a conversation (talk over most of the 90 s on both sides): dropped.
         let conversation = stride(from: 820.0, to: 1_000, by: 10).filter { $0 != 910 }.map { talk($0, $0 + 8) }
         records.insert(contentsOf: conversation.map { .eventHeld($0) }, at: 4)
-        replay = NightReplay(records: records, position: position)
-        #expect(replay.heldEvents.filter { $0.start == talk(912, 915).start }.isEmpty)
-        #expect(replay.heldEvents.contains { $0.start == talk(990, 998).start }, "speech on one side only: reported")
+        decided = try NightReplay(records: records, position: position).undecidedEvents()
+        #expect(decided.events.filter { $0.start == talk(912, 915).start }.isEmpty)
+        #expect(decided.events.contains { $0.start == talk(990, 998).start }, "speech on one side only: reported")
+    }
+
+    /// Two sleepers: the attributor waits 20 s after a candidate for the other channel's detection of the same sound,
+    /// and the detector holds talk for 90 s; a crash lost both (the snores of 60–80 s and the talk at 67 s of the
+    /// two-sleeper fixture, cut at 100 s). The journal keeps each candidate with its cues, and the replay of the
+    /// interrupted night decides them: it has every event the whole night's analysis has that the detector had found
+    /// by the cut (ended 18 s before it), on the same sleeper.
+    @Test func twoSleepersCandidatesWaitingAtTheCrashAreKept() throws {
+        let source = try AudioFileSource(path: Self.repo.appendingPathComponent("Fixtures/two-sleepers.flac").path)
+        var night: [[Float]] = [[], []]
+        while case .audio(_, let channels) = try source.read() { night[0] += channels[0]; night[1] += channels[1] }
+        let cut = 100 * 16_000
+        var options = PipelineOptions()
+        options.channelSeparation = .bedSideMics
+        let start = Date(timeIntervalSince1970: 1_767_304_800), id = UUID()
+        let store = try NightStore(path: dir.appendingPathComponent("two.sqlite").path)
+        try Self.journalUntilCut(night.map { $0[0..<cut] }, store: store, id: id, start: start, utcOffsetSeconds: 0,
+                                 options: options)
+        let night0 = try #require(try store.night(id))
+        guard case .two(let replayed) = try store.nightResult(of: night0) else {
+            Issue.record("not a two-sleeper result"); return
+        }
+
+        let whole = ScriptedSource(steps: Self.blocks(night.map { $0[...] }), channels: 2)
+        let info = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 2)
+        let pipeline = try AnalysisPipeline(info: info, format: whole.format, sourcePath: whole.name, options: options)
+        let reference = try #require(pipeline.separatedResult(from: try pipeline.run(source: whole)))
+        let found = start.addingTimeInterval(Double(cut) / 16_000 - 18)
+        func events(_ r: SeparatedAnalysisResult, until: Date) -> [String] {
+            r.sessions.enumerated().flatMap { k, s in
+                s.events.filter { $0.end <= until }.map { "\(k) \($0.type) \($0.start) \($0.end)" }
+            }
+        }
+        let expected = events(reference, until: found)
+        #expect(expected.contains { $0.contains("talking") } && expected.count >= 20)
+        #expect(events(replayed, until: found) == expected)
     }
 
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {

@@ -9,7 +9,7 @@ import SleepCycleFormats
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, talking events the detector holds back, breathing rates, health changes, sound levels, heart-rate and
+/// ended, talking events the detector holds back, two sleepers' candidates with their cues, breathing rates, health changes, sound levels, heart-rate and
 /// motion samples, the alarm and audio clips. Not journaled: audio and features (the producers start afresh after a
 /// resume), the breathing trace, and the stager's online epochs, which the stager publishes again, identically,
 /// when the journal is replayed into it.
@@ -21,6 +21,9 @@ public enum JournalRecord: Codable, Sendable {
     /// A talking event held back by the detector (`.eventHeld`): not replayed; a resume decides the held events
     /// the journal does not publish (`NightReplay.heldEvents`).
     case eventHeld(SoundEvent)
+    /// Two sleepers: a candidate and its attribution cues (`.candidateMeasured`): not replayed; a resume decides the
+    /// candidates the attributor had not decided (`NightReplay.heldEvents`).
+    case candidate(AttributionCandidate)
     case breathingRate(BreathingEstimate)
     case healthChanged(AudioHealthChange)
     /// The sound level of a second (a night's loudness and its events' levels survive a resume).
@@ -42,6 +45,7 @@ public enum JournalRecord: Codable, Sendable {
         case .eventStarted(let e): self = .eventStarted(e)
         case .eventEnded(let e): self = .eventEnded(e)
         case .eventHeld(let e): self = .eventHeld(e)
+        case .candidateMeasured(let c): self = .candidate(c)
         case .breathingRate(let b): self = .breathingRate(b)
         case .healthChanged(let h): self = .healthChanged(h)
         case .level(let l): self = .level(l)
@@ -67,7 +71,7 @@ public enum JournalRecord: Codable, Sendable {
         case .heartRate(let h): .heartRate(h)
         case .motion(let m): .motion(m)
         case .clip(let c): .clip(c)
-        case .alarm, .sealed, .eventHeld: nil
+        case .alarm, .sealed, .eventHeld, .candidate: nil
         }
     }
 }
@@ -143,51 +147,86 @@ public struct NightReplay: Sendable {
     public var records: [JournalRecord]
     /// The analysis-timeline position of the journal's last chunk.
     public var position: SampleTime
+    /// Two sleepers: how the night's channels were separated (the attributor's settings decide its waiting
+    /// candidates).
+    public var separation: ChannelSeparationConfig?
 
-    public init(records: [JournalRecord], position: SampleTime) {
+    public init(records: [JournalRecord], position: SampleTime, separation: ChannelSeparationConfig? = nil) {
         self.records = records
         self.position = position
+        self.separation = separation
     }
 
-    /// The first id free after the journal's events and `heldEvents`.
-    var nextEventId: Int { journalNextEventId + heldEvents.count }
-
-    /// The first id free after the journal's own events.
+    /// The first id free after the journal's events (and candidates).
     var journalNextEventId: Int {
         records.reduce(0) { next, record in
             switch record {
             case .eventStarted(let e), .eventEnded(let e): max(next, e.id + 1)
+            case .candidate(let c) where !c.held: max(next, c.event.id + 1)
             default: next
             }
         }
     }
 
-    /// The talking events the detector held (`.eventHeld`) and had not decided when the journal ends — not
-    /// published, and ended less than the sustained-speech window before its last position (one held longer was
-    /// decided, and dropped) — decided as the detector decides them at a gap, on the talking events the journal
-    /// knows, and numbered after its events. Without them a crash lost every talking event of the last minute
-    /// and a half (the rule holds them that long).
-    var heldEvents: [SoundEvent] {
+    /// The events a crash left undecided, decided from what the journal knows; their new ids start at
+    /// `journalNextEventId`, and `newIds` of them are taken.
+    ///
+    /// * Talking events the detector held (`.eventHeld`, or a held `.candidate`) and had not decided when the
+    ///   journal ends — not published, and ended less than the sustained-speech window before its last position
+    ///   (one held longer was decided, and dropped) — are decided as the detector decides them at a gap, on the
+    ///   talking events the journal knows. Without this a crash lost every talking event of the last minute and a
+    ///   half (the rule holds them that long).
+    /// * Two sleepers: those and the candidates the attributor was still waiting on are attributed on their
+    ///   journaled cues (`ChannelAttributor.resume`); without this a crash lost every event of the last ~20 s.
+    func undecidedEvents() throws -> (events: [SoundEvent], newIds: Int) {
         let window = AnalysisClock.samples(seconds: DetectorConfiguration.default.sustainedSpeechWindowSec)
-        var held: [SoundEvent] = [], published: [SoundEvent] = []
-        for record in records {
-            switch record {
-            case .eventHeld(let e): held.append(e)
-            case .eventStarted(let e) where e.type == .talking: published.append(e)
-            default: break
-            }
-        }
-        guard !held.isEmpty else { return [] }
         func same(_ a: SoundEvent, _ b: SoundEvent) -> Bool {
             a.start == b.start && a.end == b.end && a.channel == b.channel
         }
-        let undecided = held.filter { e in position - e.end < window && !published.contains { same($0, e) } }
-        let talk = held.filter { e in !undecided.contains { same($0, e) } }
-        let first = journalNextEventId
-        return EventDetector.sustainedSpeechDecision(held: undecided, talk: talk).enumerated().map { k, e in
-            var e = e
-            e.id = first + k
-            return e
+        /// The held talk the rule reports, among `held`; `published` is what the detector let through.
+        func decided(_ held: [SoundEvent], published: [SoundEvent]) -> [SoundEvent] {
+            let undecided = held.filter { e in position - e.end < window && !published.contains { same($0, e) } }
+            let talk = held.filter { e in !undecided.contains { same($0, e) } }
+            return EventDetector.sustainedSpeechDecision(held: undecided, talk: talk)
         }
+        let first = journalNextEventId
+        guard let separation else {
+            var held: [SoundEvent] = [], published: [SoundEvent] = []
+            for record in records {
+                switch record {
+                case .eventHeld(let e): held.append(e)
+                case .eventStarted(let e) where e.type == .talking: published.append(e)
+                default: break
+                }
+            }
+            guard !held.isEmpty else { return ([], 0) }
+            let events = decided(held, published: published).enumerated().map { k, e in
+                var e = e
+                e.id = first + k
+                return e
+            }
+            return (events, events.count)
+        }
+        var candidates: [AttributionCandidate] = [], held: [AttributionCandidate] = [], published: [SoundEvent] = []
+        for record in records {
+            switch record {
+            case .candidate(let c) where c.held: held.append(c)
+            case .candidate(let c): candidates.append(c)
+            case .eventStarted(let e): published.append(e)
+            default: break
+            }
+        }
+        guard !candidates.isEmpty || !held.isEmpty else { return ([], 0) }
+        let talk = candidates.filter { $0.event.type == .talking }.map(\.event)
+        let reported = decided(held.map(\.event), published: talk)
+        var heldCandidates: [AttributionCandidate] = []
+        for var c in held where reported.contains(where: { same($0, c.event) }) {
+            c.event.id = first + heldCandidates.count
+            c.held = false
+            heldCandidates.append(c)
+        }
+        let events = try ChannelAttributor.resume(config: separation, candidates: candidates, held: heldCandidates,
+                                                  published: published, position: position)
+        return (events, heldCandidates.count)
     }
 }

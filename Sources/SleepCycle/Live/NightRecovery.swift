@@ -78,7 +78,9 @@ extension NightStore {
         }
         do {
             let (opened, unread) = try WearableSealing.open(records, key: key)
-            return (NightReplay(records: opened, position: position), unread, chunks.last?.sequence)
+            let replay = NightReplay(records: opened, position: position,
+                                     separation: try header(of: night).channelSeparation)
+            return (replay, unread, chunks.last?.sequence)
         } catch SleepAnalysisEngineError.unsupportedConfiguration(let why) {
             throw SleepAnalysisEngineError.unsupportedConfiguration("\(MessageText.path(path)): night "
                 + "\(night.id.uuidString): \(why)")

@@ -21,8 +21,8 @@ public final class AnalysisPipeline {
 
     private let feeder: AnalysisFeeder
     private let replay: NightReplay?
-    /// The resumed journal's held talking events, as the resume decides them (`NightReplay.heldEvents`).
-    private let heldEvents: [SoundEvent]
+    /// The events the resumed journal left undecided, as the resume decides them (`NightReplay.undecidedEvents`).
+    private let resumedEvents: [SoundEvent]
     private let inboxLock = NSLock()
     private var inbox: [AnalysisEvent] = []
     private let collector: ResultCollector
@@ -68,9 +68,10 @@ public final class AnalysisPipeline {
         self.bus = bus
         feeder = AnalysisFeeder(extractors: extractors, start: replay?.position ?? 0) { bus.publish($0) }
         var context = PipelineContext(info: info, channelCount: channels, options: options)
-        // Decided once: the talking events the journal caught held back, published at `start()`.
-        heldEvents = replay?.heldEvents ?? []
-        context.firstEventId = (replay?.journalNextEventId ?? 0) + heldEvents.count
+        // Decided once: the events the journal left undecided, published at `start()`.
+        let undecided = try replay?.undecidedEvents() ?? (events: [], newIds: 0)
+        resumedEvents = undecided.events
+        context.firstEventId = (replay?.journalNextEventId ?? 0) + undecided.newIds
         let registrations = try PipelineBuilder.consumers(for: context)
         for r in registrations { bus.subscribe(r.consumer, replays: r.replays) }
         consumerNames = registrations.map(\.name)
@@ -243,7 +244,7 @@ public final class AnalysisPipeline {
 
     /// Publishes `.sessionStarted` (once); for a resumed night, then replays its journal into the whole-night
     /// consumers and the result (`EventBus.replaying`), closes the events the interruption cut off at the
-    /// journal's last position and publishes the talking events it caught held back (`NightReplay.heldEvents`).
+    /// journal's last position and publishes the events it left undecided (`NightReplay.undecidedEvents`).
     public func start() {
         guard !started else { return }
         started = true
@@ -264,7 +265,7 @@ public final class AnalysisPipeline {
             e.end = max(e.start, min(e.end, replay.position))
             bus.publish(.eventEnded(e))
         }
-        for e in heldEvents {
+        for e in resumedEvents {
             bus.publish(.eventStarted(e))
             bus.publish(.eventEnded(e))
         }
