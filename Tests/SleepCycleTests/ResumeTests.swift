@@ -197,6 +197,25 @@ import SleepCycleFormats
         let expected = events(reference, until: found)
         #expect(expected.contains { $0.contains("talking") } && expected.count >= 20)
         #expect(events(replayed, until: found) == expected)
+
+        // A resume journals what it decided: a later replay (a second crash, `sessions show` of the resumed night,
+        // after the talk's 90 s are over) knows it as published and neither drops nor repeats it.
+        let (replay, _, _) = try store.journalReplay(of: night0, key: nil)
+        let info2 = SessionInfo(id: id, clock: AnalysisClock(start: start), sourceSampleRate: 16_000, channelCount: 2)
+        let resumed = try AnalysisPipeline(info: info2, format: whole.format, sourcePath: whole.name, options: options,
+                                           resuming: replay)
+        var journaled: [JournalRecord] = []
+        resumed.observe { if let r = JournalRecord($0) { journaled.append(r) } }
+        resumed.start()
+        let decided = try replay.undecidedEvents().events
+        #expect(decided.contains { $0.type == .talking } && decided.count >= 3)
+        #expect(journaled.filter { if case .eventStarted = $0 { true } else { false } }.count == decided.count)
+        let later = NightReplay(records: replay.records + journaled, position: replay.position + 100 * 16_000,
+                                separation: options.channelSeparation)
+        #expect(try later.undecidedEvents().events.isEmpty)
+        #expect(try NightReplay(records: replay.records, position: replay.position + 100 * 16_000,
+                                separation: options.channelSeparation).undecidedEvents().events.isEmpty,
+                "unjournaled, they would be lost")
     }
 
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {

@@ -183,9 +183,11 @@ public struct NightReplay: Sendable {
         func same(_ a: SoundEvent, _ b: SoundEvent) -> Bool {
             a.start == b.start && a.end == b.end && a.channel == b.channel
         }
-        /// The held talk the rule reports, among `held`; `published` is what the detector let through.
-        func decided(_ held: [SoundEvent], published: [SoundEvent]) -> [SoundEvent] {
-            let undecided = held.filter { e in position - e.end < window && !published.contains { same($0, e) } }
+        /// The held talk the rule reports, among `held`; `published` is what the detector let through (`matches` says
+        /// which held event one of them is).
+        func decided(_ held: [SoundEvent], published: [SoundEvent],
+                     matches: (SoundEvent, SoundEvent) -> Bool = same) -> [SoundEvent] {
+            let undecided = held.filter { e in position - e.end < window && !published.contains { matches($0, e) } }
             let talk = held.filter { e in !undecided.contains { same($0, e) } }
             return EventDetector.sustainedSpeechDecision(held: undecided, talk: talk)
         }
@@ -217,8 +219,12 @@ public struct NightReplay: Sendable {
             }
         }
         guard !candidates.isEmpty || !held.isEmpty else { return ([], 0) }
+        // Let through: a talking candidate, or an event an earlier resume decided and published (on its sleeper's
+        // channel, which need not be the one that held it).
         let talk = candidates.filter { $0.event.type == .talking }.map(\.event)
-        let reported = decided(held.map(\.event), published: talk)
+        let reported = decided(held.map(\.event), published: talk + published.filter { $0.type == .talking }) {
+            $0.start == $1.start && $0.end == $1.end
+        }
         var heldCandidates: [AttributionCandidate] = []
         for var c in held where reported.contains(where: { same($0, c.event) }) {
             c.event.id = first + heldCandidates.count

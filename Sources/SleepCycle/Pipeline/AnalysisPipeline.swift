@@ -265,12 +265,14 @@ public final class AnalysisPipeline {
             e.end = max(e.start, min(e.end, replay.position))
             bus.publish(.eventEnded(e))
         }
+        bus.replaying = false
+        collector.replaying = false
+        // New to everyone (the journal, an app's streams): journaled, a later replay knows them as published. Their
+        // audio went with the crash, so they have no clip.
         for e in resumedEvents {
             bus.publish(.eventStarted(e))
             bus.publish(.eventEnded(e))
         }
-        bus.replaying = false
-        collector.replaying = false
     }
 
     /// Steps the pipeline with one source read; returns false at `.end`.
