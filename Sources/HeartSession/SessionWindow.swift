@@ -102,8 +102,12 @@ struct SessionWindow {
                 continue
             }
             guard nextFrameMs < time else { break }
-            let start = max(first, nextFrameMs - windowMs)
-            let lo = start == first ? 0 : index(after: start, from: frameFrom)
+            // The window is (frame − window, frame]: half-open like every later one, so the session's first reading
+            // is in it only while the window reaches before it (a window ending exactly `window` after the first
+            // reading held one reading more than the rest).
+            let reach = nextFrameMs - windowMs
+            let start = max(first, reach)
+            let lo = reach < first ? 0 : index(after: reach, from: frameFrom)
             let hi = index(after: nextFrameMs, from: lo)
             if !alignsFrames && lo == hi && hi == samples.count {
                 // No reading in this window nor after it before `time`: the wearable was off for longer than the
@@ -114,8 +118,9 @@ struct SessionWindow {
                 continue
             }
             frameFrom = lo
-            let intervalStart = max(first, nextFrameMs - emitMs)
-            let intervalLo = intervalStart == first ? lo : index(after: intervalStart, from: lo)
+            let intervalReach = nextFrameMs - emitMs
+            let intervalStart = max(first, intervalReach)
+            let intervalLo = intervalReach < first ? lo : index(after: intervalReach, from: lo)
             let spectrum = spectrumEveryMs.map { nextFrameMs % $0 == 0 } ?? true
             let metrics = SessionMetrics(startMs: start, endMs: nextFrameMs,
                                          values: .of(samples[lo..<hi], correctsArtefacts: correctsArtefacts, spectrum: spectrum))

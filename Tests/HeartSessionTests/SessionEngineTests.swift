@@ -39,6 +39,21 @@ struct SessionEngineTests {
         #expect(events.allSatisfy { if case .biosignal = $0 { false } else { true } })
     }
 
+    /// Every window is (end − window, end]: the first full one (ending exactly a window after the session's first
+    /// reading) held both its ends, 13 readings of a reading every 5 s in a 60-s window where every later one holds 12.
+    @Test func theFirstFullWindowIsHalfOpenLikeTheRest() throws {
+        let engine = SessionEngine()
+        var frames: [SessionMetrics] = []
+        let config = SessionConfig(mode: .focus, profile: ComputeProfile(windowSec: 60, emitIntervalSec: 30))
+        let id = try engine.start(config: config, sessionId: "s") { if case .frame(_, let m) = $0 { frames.append(m) } }
+        for k in 0...36 { try engine.push(BiosignalSample(timestampMs: Int64(k) * 5_000, hrBpm: 60 + Double(k % 7))) }
+        try engine.stop(sessionId: id)
+        #expect(frames.map(\.endMs) == [30_000, 60_000, 90_000, 120_000, 150_000, 180_000])
+        #expect(frames.map(\.values.sampleCount) == [7, 12, 12, 12, 12, 12])
+        let window = (1...12).map { 60 + Double($0 % 7) }
+        #expect(frames[1].values.hrMeanBpm == window.reduce(0, +) / 12)
+    }
+
     /// A wearable off for longer than the window (here three years): no frame for the empty windows of the gap
     /// (there were 19 million of them at one every 5 s), and frames resume with the readings, on the same schedule.
     @Test func aGapLongerThanTheWindowHasNoEmptyFrames() throws {
