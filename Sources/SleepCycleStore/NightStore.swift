@@ -18,6 +18,8 @@ public final class NightStore: @unchecked Sendable {
     private let reader: any DatabaseReader
     /// nil for a store opened only to read (`existingForReading`).
     private let writer: (any DatabaseWriter)?
+    /// The private copy a read-only store is read from when its write-ahead log cannot be read in place.
+    private var copy: StoreCopy?
 
     /// Where the store is when neither `--store` nor anything else says: `$SLEEPCYCLE_STORE`, else
     /// `$XDG_DATA_HOME/sleepcycle/nights.sqlite`, else `~/.local/share/sleepcycle/nights.sqlite`.
@@ -106,7 +108,7 @@ public final class NightStore: @unchecked Sendable {
     private init(readingOnly path: String) throws(StoreError) {
         self.path = path
         do {
-            reader = try Self.readOnlyQueue(path: path, configuration: Self.configuration())
+            (reader, copy) = try Self.readOnlyQueue(path: path, configuration: Self.configuration())
             writer = nil
         } catch {
             throw Self.storeError(error, path: path, doing: "opening the store")
@@ -115,18 +117,29 @@ public final class NightStore: @unchecked Sendable {
 
     /// A read-only connection to the database at `path`. A write-ahead-log database needs its shared-memory file
     /// even to be read, and a reader that may not create it (a folder it cannot write) is refused with
-    /// SQLITE_READONLY or SQLITE_CANTOPEN; the file is then opened as immutable, which needs no such file. Nobody
-    /// is writing it then: a writer would have made the shared-memory file.
-    static func readOnlyQueue(path: String, configuration: Configuration = Configuration()) throws -> DatabaseQueue {
+    /// SQLITE_READONLY or SQLITE_CANTOPEN. Nobody is writing it then: a writer would have made the shared-memory
+    /// file. Without a log the file is opened as immutable, which needs no such file. With one (a backup of a store
+    /// copied with its `-wal` but not its `-shm`: an interrupted night lives in the log until a checkpoint), the
+    /// immutable file alone would read as empty, so the store and its log are read from a private copy.
+    static func readOnlyQueue(path: String, configuration: Configuration = Configuration()) throws
+        -> (queue: DatabaseQueue, copy: StoreCopy?) {
         var configuration = configuration
         configuration.readonly = true
-        do {
+        func opened(_ path: String) throws -> DatabaseQueue {
             // GRDB reads the schema as it opens the connection: the refusal comes from the initialiser.
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             _ = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
             return queue
+        }
+        do {
+            return (try opened(path), nil)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
-            return try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+            var st = stat()
+            guard PathEncoding.withCString(path + "-wal", { stat($0, &st) }) == 0, st.st_size > 0 else {
+                return (try DatabaseQueue(path: immutableURI(path), configuration: configuration), nil)
+            }
+            let copy = try StoreCopy(of: path)
+            return (try opened(copy.path), copy)
         }
     }
 
@@ -164,7 +177,8 @@ public final class NightStore: @unchecked Sendable {
         }
         guard st.st_size > 0 else { return .nothing }
         do {
-            let queue = try readOnlyQueue(path: path)
+            let (queue, copy) = try readOnlyQueue(path: path)
+            defer { withExtendedLifetime(copy) {} }
             return try queue.read { db throws -> Contents in
                 let tables = try String.fetchAll(db, sql: """
                     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
@@ -578,4 +592,31 @@ public final class NightStore: @unchecked Sendable {
                 + "(\(failure == ENOTDIR ? "a file is in the way" : String(cString: strerror(failure))))")
         }
     }
+}
+
+/// A store and its write-ahead log copied into a private temporary folder (mode 0700), removed with the copy: how a
+/// store whose log cannot be read in place is read (`NightStore.readOnlyQueue`).
+final class StoreCopy: @unchecked Sendable {
+    let directory: String
+    let path: String
+
+    init(of original: String) throws(StoreError) {
+        var template = Array((NSTemporaryDirectory() + "/sleepcycle-store-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw StoreError(.unwritable, path: original, message: "cannot make a temporary folder to read its "
+                + "write-ahead log from: \(String(cString: strerror(errno)))")
+        }
+        directory = String(cString: made)
+        path = directory + "/store.sqlite"
+        do {
+            try FileManager.default.copyItem(atPath: original, toPath: path)
+            try FileManager.default.copyItem(atPath: original + "-wal", toPath: path + "-wal")
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw StoreError(.unwritable, path: original, message: "cannot copy it and its write-ahead log to read them "
+                + "(\(directory)): \(error.localizedDescription)")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 }

@@ -621,6 +621,34 @@ import Testing
         #expect(hidden?.status == 66 && hidden?.stderr == "\(path): permission denied\n", "\(hidden?.stderr ?? "")")
     }
 
+    /// A backup of a store copied with its write-ahead log but not its shared-memory file (`-shm` is transient), on
+    /// read-only media: an interrupted night lives in the log until a checkpoint, and the immutable main file alone
+    /// listed "no nights stored". It is read from a private copy of both, which is removed afterwards.
+    @Test func aReadOnlyBackupWithItsLogButNoSharedMemoryIsRead() throws {
+        let original = temp.path("live.sqlite")
+        let id = UUID()
+        let store = try NightStore(path: original)
+        try store.beginNight(id: id, startTime: Date(timeIntervalSince1970: 1_767_304_800), utcOffsetSeconds: 0,
+                             source: Data("{}".utf8), header: Data("{}".utf8))
+        let folder = temp.path("backup")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/nights.sqlite"
+        try FileManager.default.copyItem(atPath: original, toPath: path)
+        try FileManager.default.copyItem(atPath: original + "-wal", toPath: path + "-wal")
+        withExtendedLifetime(store) {}
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")).count > 0)
+        chmod(temp.url.path, 0o755); chmod(path, 0o644); chmod(path + "-wal", 0o644); chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        let tmp = temp.path("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        chmod(tmp, 0o777)
+        guard let list = try runAsNobody(["sessions", "list", "--store", path, "--format", "csv"],
+                                         environment: ["TMPDIR": tmp]) else { return }
+        #expect(list.status == 0 && list.stdout.contains(id.uuidString), "\(list.stdout) \(list.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["nights.sqlite", "nights.sqlite-wal"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "the private copy is removed")
+    }
+
     /// Nights changed outside sleepcycle never crash a command: each is one line naming the store and the night.
     /// `sessions list` and `report` warn and go on with the other nights; `show`, `export` and `record --resume`
     /// refuse it (65); `delete` removes it.

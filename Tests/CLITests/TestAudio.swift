@@ -57,7 +57,7 @@ let canMakeDeviceNodes: Bool = {
 /// Runs the built binary as the unprivileged user `nobody` (`setpriv`; root only), or nil when that is not
 /// possible here (not root, no `setpriv`, the binary not reachable by that user): the tests of what a user who
 /// may not write a file sees are skipped, visibly, then.
-func runAsNobody(_ arguments: [String]) throws -> BuiltBinary.Run? {
+func runAsNobody(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltBinary.Run? {
     guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), let bin = BuiltBinary.url else {
         return nil
     }
@@ -65,6 +65,7 @@ func runAsNobody(_ arguments: [String]) throws -> BuiltBinary.Run? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", bin.path] + args
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         return try BuiltBinary.capture(p)
     }
     guard try run(["--version"]).status == 0 else { return nil }
