@@ -74,8 +74,15 @@ public final class NightStore: @unchecked Sendable {
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
             if let maximumBytes {
+                // The cap is for the database and its write-ahead log together: the log is checkpointed every tenth
+                // of the cap (at most the 4 MB it is truncated to anyway) and truncated to it, and the database
+                // gets the rest but twice that (the log overshoots by a transaction before its checkpoint). It grew
+                // to 4 MB beside a 200-KB cap.
                 let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-                try db.execute(sql: "PRAGMA max_page_count = \(max(8, maximumBytes / pageSize))")
+                let logBytes = min(4_194_304, maximumBytes / 10)
+                try db.execute(sql: "PRAGMA max_page_count = \(max(8, (maximumBytes - 2 * logBytes) / pageSize))")
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(max(1, logBytes / pageSize))")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(logBytes)")
             }
         }
         return configuration

@@ -51,6 +51,31 @@ import Testing
         #expect(try immutable.read { try String.fetchOne($0, sql: "SELECT id FROM night") } == id.uuidString)
     }
 
+    /// A size cap holds for the database and its write-ahead log together: a 200-KB cap let the log grow to 4 MB.
+    @Test func theSizeCapCountsTheWriteAheadLog() throws {
+        let cap: Int64 = 200_000
+        let s = try store("capped.sqlite", maximumBytes: cap)
+        let id = UUID()
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data("h".utf8))
+        var full = false
+        for k in 0..<400 where !full {
+            do {
+                try s.appendJournal(night: id, chunks: [JournalChunk(sequence: Int64(k), position: Int64(k) * 8000,
+                                                                     records: Data(repeating: UInt8(k % 251), count: 2000))],
+                                    endTime: start.addingTimeInterval(Double(k) / 2))
+            } catch {
+                full = true
+            }
+        }
+        #expect(full, "the cap was reached")
+        func size(_ suffix: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: s.path + suffix))?[.size] as? Int64) ?? 0
+        }
+        #expect(size("") + size("-wal") <= cap, "database \(size("")) + log \(size("-wal")) bytes")
+        let chunks = try s.journal(of: id).count
+        #expect(chunks > 20, "most of it is used: \(chunks) chunks")
+    }
+
     /// A store whose creation failed (a full disk: here a size limit of nothing) is made again by the next writer
     /// and read as no store by the readers, not refused as another program's database; a device is not a store.
     @Test func aStoreWhoseCreationFailedIsMadeAgain() throws {

@@ -69,11 +69,11 @@ import SleepCycleFormats
     /// time of the first chunk not stored (the recording's clock, here a night in 2026-01), not the wall clock.
     @Test func aFullStoreIsReportedAtTheNightsTime() throws {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try NightStore(path: dir.appendingPathComponent("nights.sqlite").path, maximumBytes: 64 * 1024)
+        let store = try NightStore(path: dir.appendingPathComponent("nights.sqlite").path, maximumBytes: 128 * 1024)
         let start = Date(timeIntervalSince1970: 1_767_304_800), id = UUID()   // 2026-01-01T22:00:00Z
         try store.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
         let writer = JournalWriter(store: store, night: id, clockStart: start, nextSequence: 0, retryInterval: 60)
-        // One chunk per 10 s of the night, each 2 KB: the 64-KB store is full after a few minutes' worth.
+        // One chunk per 10 s of the night, each 2 KB: the 128-KB store is full after a few minutes' worth.
         for k in 1...100 {
             writer.append(records: Data(repeating: 7, count: 2000), position: SampleTime(k * 10 * 16_000))
             Thread.sleep(forTimeInterval: 0.002)
