@@ -86,9 +86,7 @@ public struct AudioClips: AnalysisConsumer {
             take(block)
             return cutReady() + completed()
         case .eventEnded(let e):
-            guard e.source == .audio, config.eventTypes.contains(e.type) else { return [] }
-            let seconds = AnalysisClock.seconds(e.end - e.start)
-            guard seconds >= (config.minimumDuration[e.type] ?? 0) else { return [] }
+            guard config.wantsClip(e) else { return [] }
             schedule(e)
             return cutReady() + completed()
         case .sessionEnding:

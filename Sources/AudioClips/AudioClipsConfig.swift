@@ -31,6 +31,12 @@ public struct AudioClipsConfig: Sendable, Hashable, Codable {
     /// The pre-roll in effect.
     public var effectivePreRoll: Double { preRollSeconds ?? automaticPreRoll }
 
+    /// Whether `event` gets a clip: a sound of a chosen type lasting at least its minimum.
+    public func wantsClip(_ event: SoundEvent) -> Bool {
+        event.source == .audio && eventTypes.contains(event.type)
+            && AnalysisClock.seconds(event.end - event.start) >= (minimumDuration[event.type] ?? 0)
+    }
+
     public init(eventTypes: Set<EventType> = [.snoring, .talking, .coughing], minimumDuration: [EventType: Double] = [:],
                 clipLength: Double = 10, maxClipLength: Double = 60, maxBytesPerNight: Int64? = 1 << 30,
                 maxClipsPerType: Int? = nil, preRollSeconds: Double? = nil) {

@@ -362,6 +362,35 @@ import Testing
         #expect(stored.state == .complete && stored.endTime.timeIntervalSince(Self.startDate) < 60)
     }
 
+    /// `--clips` across a crash: every event of the chosen types has its clip or is counted, with its reason, in
+    /// `clipsDropped`. The clips still to be written at the crash, and the talking event held at it and decided on
+    /// resume, went missing without a word.
+    @Test func clipsTheCrashTookAreCountedAsDropped() throws {
+        let store = storePath("clips.sqlite"), clips = temp.path("clips")
+        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--clips", clips])
+        let night = try Self.rawNight()
+        #expect(first.feed(night, pace: 30) { $0 >= 32_000 * 150 } >= 32_000 * 150)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(first.process.processIdentifier, SIGKILL)
+        first.closeInput()
+        #expect(first.wait().reason == .uncaughtSignal)
+        let journaled = try #require(try NightStore(path: store).nights().last).endTime.timeIntervalSince(Self.startDate)
+        let back = ISO8601Time(date: Self.startDate.addingTimeInterval(journaled), utcOffsetSeconds: 3600).description
+        let rest = Data(night[(Int(journaled * 16_000) * 2)...])
+        let resumed = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json",
+                                           "--start", back], stdin: rest)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
+        let events = json["events"] as? [[String: Any]] ?? []
+        let unclipped = events.filter { ["snoring", "talking", "coughing"].contains($0["type"] as? String ?? "") && $0["clip"] == nil }
+        #expect(events.contains { $0["type"] as? String == "talking" }, "the held talking event is kept")
+        let warning = (json["warnings"] as? [[String: Any]] ?? []).first { $0["code"] as? String == "clipsDropped" }
+        let message = warning?["message"] as? String ?? ""
+        #expect(!unclipped.isEmpty && message.hasPrefix("\(unclipped.count) event(s) of the chosen types have no audio clip"),
+                "\(unclipped.count) without a clip: \(message)")
+        #expect(message.contains("decided after the recording was interrupted"), "\(message)")
+    }
+
     /// An alarm command that fails is a silent alarm: the recorder says so (it said nothing).
     @Test func aFailingAlarmCommandIsAWarning() throws {
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("fail.sqlite"), "--start", Self.start,

@@ -252,11 +252,12 @@ public final class AnalysisPipeline {
         guard let replay else { return }
         bus.replaying = true
         collector.replaying = true
-        var open: [Int: SoundEvent] = [:]
+        var open: [Int: SoundEvent] = [:], ended: [SoundEvent] = [], clipped = Set<Int>()
         for record in replay.records {
             switch record {
             case .eventStarted(let e): open[e.id] = e
-            case .eventEnded(let e): open[e.id] = nil
+            case .eventEnded(let e): open[e.id] = nil; ended.append(e)
+            case .clip(let c): clipped.insert(c.eventId)
             default: break
             }
             if let event = record.replayedEvent { bus.publish(event) }
@@ -264,15 +265,30 @@ public final class AnalysisPipeline {
         for var e in open.values.sorted(by: { $0.id < $1.id }) {
             e.end = max(e.start, min(e.end, replay.position))
             bus.publish(.eventEnded(e))
+            ended.append(e)
         }
         bus.replaying = false
         collector.replaying = false
-        // New to everyone (the journal, an app's streams): journaled, a later replay knows them as published. Their
-        // audio went with the crash, so they have no clip.
+        // New to everyone (the journal, an app's streams): journaled, a later replay knows them as published.
         for e in resumedEvents {
             bus.publish(.eventStarted(e))
             bus.publish(.eventEnded(e))
         }
+        // The clips the interruption took: of the events whose clip was still to be stored (their audio, or the
+        // record of their written file, went with the process) and of those decided only now. Each is given up with
+        // its reason, so the result's `clipsDropped` warning counts them instead of their clips going missing.
+        guard let clips = options.clips?.config else { return }
+        for e in ended where clips.wantsClip(e) && !clipped.contains(e.id) {
+            bus.publish(.clip(Self.clipLost(e, "the recording was interrupted before its clip was stored")))
+        }
+        for e in resumedEvents where clips.wantsClip(e) {
+            bus.publish(.clip(Self.clipLost(e, "decided after the recording was interrupted, with its audio gone")))
+        }
+    }
+
+    private static func clipLost(_ e: SoundEvent, _ reason: String) -> AudioClipReady {
+        AudioClipReady(eventId: e.id, type: e.type, status: .dropped, start: e.start, end: e.end, firstFrame: 0,
+                       frameCount: 0, sampleRate: 0, path: nil, encrypted: false, bytes: 0, reason: reason)
     }
 
     /// Steps the pipeline with one source read; returns false at `.end`.
