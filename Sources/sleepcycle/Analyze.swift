@@ -126,7 +126,7 @@ struct Analyze: ParsableCommand {
     func run() throws {
         diagnostics.bootstrap()
         let inputs = [file] + [heartRateFile, motionFile, clipOptions.clipsKey, channelSeparationConfig].compactMap { $0 }
-        let destination = try OutputTarget.resolve(output, inputs: inputs)
+        let destination = try OutputTarget.resolve(output, inputs: inputs, made: [clipOptions.clips].compactMap { $0 })
         let startTime = start ?? ISO8601Time(date: FileAnalysis.defaultStart)
         let options = try pipelineOptions(start: startTime)
         let progress = ProgressBar(enabled: !noProgress && !diagnostics.quiet && isatty(STDERR_FILENO) == 1,

@@ -112,7 +112,8 @@ struct Record: AsyncParsableCommand {
     func run() async throws {
         diagnostics.bootstrap()
         let destination = try OutputTarget.resolve(output, inputs: [input, hr, wearableKey, clipOptions.clipsKey]
-            .compactMap { $0 }.filter { $0 != "-" } + OutputTarget.databaseFiles(storeOptions.path))
+            .compactMap { $0 }.filter { $0 != "-" } + OutputTarget.databaseFiles(storeOptions.path),
+            made: [clipOptions.clips].compactMap { $0 })
         let store = try storeOptions.open()
         let resuming = try resume ? interruptedNight(in: store) : nil
         let settings = inputSettings(resuming: resuming)

@@ -202,6 +202,30 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: pcm)) == raw)
     }
 
+    /// What the command itself makes is refused as the output before any work, by any spelling, although it does
+    /// not exist yet: a new store (`record` stored the night, then replaced the store with the summary: the night
+    /// lost, exit 0), the clips folder (the whole night analysed and its clips written, then the output refused).
+    @Test func whatTheCommandMakesIsNeverTheOutput() throws {
+        let raw = Data(count: 32_000 * 3)
+        let folder = temp.path("new")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/nights.sqlite"
+        for output in [store, temp.path("new/./nights.sqlite"), temp.path("new/../new/nights.sqlite")] {
+            let r = try BuiltBinary.run(["record", "--input", "-", "--store", store, "--output", output], stdin: raw)
+            #expect(r.status == 73 && oneLine(r) && r.stderr.contains("input"), "\(output): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: store), "nothing was recorded")
+        }
+        let report = try BuiltBinary.run(["sessions", "report", "--store", store, "--output", store])
+        #expect(report.status == 73 && oneLine(report), "\(report.stderr)")
+        let clips = temp.path("clips-out")
+        let r = try analyze(["--clips", clips, "--output", clips])
+        #expect(r.status == 73 && oneLine(r) && r.stderr.contains("a path this command writes"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: clips), "no clip was written")
+        // A new output beside them is fine.
+        let fine = try BuiltBinary.run(["record", "--input", "-", "--store", store, "--output", folder + "/night.txt"], stdin: raw)
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
     @Test func aReplacedFileKeepsItsModeAndOwner() throws {
         let out = temp.path("night.json")
         try Data("old".utf8).write(to: URL(fileURLWithPath: out))

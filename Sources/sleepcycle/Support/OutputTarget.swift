@@ -50,7 +50,8 @@ struct OutputTarget {
 
     /// Checks `path` (nil or `-`: standard output) against the rules; `inputs` are the files the command reads
     /// (the recording, wearable files, key files, configuration files, the store's files).
-    static func resolve(_ path: String?, inputs: [String]) throws(CLIError) -> OutputTarget {
+    /// `made`: what the command itself creates (a clips folder), refused as the output too.
+    static func resolve(_ path: String?, inputs: [String], made: [String] = []) throws(CLIError) -> OutputTarget {
         guard let path, path != "-" else { return .standardOutput }
         guard !path.isEmpty else { throw CLIError(.usage, "--output: the path is empty") }
         let shown = MessageText.path(path)
@@ -68,11 +69,20 @@ struct OutputTarget {
             let code = errno
             guard code == ENOENT else { throw fail(InputFile.describe(errno: code)) }
             try checkDirectory(of: target, shown: shown)
+            // A file the command makes itself (a new store, the clips folder) does not exist yet either: the same
+            // place by another spelling is found by its folder's identity and its name. Writing the output there
+            // after the work replaced a night's new store with the summary.
+            if let place = Place(target) {
+                for input in inputs + made where input != "-" && Place(input) == place {
+                    throw fail("is also \(made.contains(input) ? "a path this command writes" : "an input of this command") "
+                        + "(\(MessageText.path(input))): writing the output there would destroy it; choose another output path")
+                }
+            }
             return OutputTarget(name: path, destination: .regularFile(path: target, existing: nil))
         }
         // Only a regular file is destroyed by writing to it: a device or FIFO that is also an input (`/dev/null`
         // both ways) is written through like any other.
-        for input in inputs where st.st_mode & S_IFMT == S_IFREG {
+        for input in inputs + made where st.st_mode & S_IFMT == S_IFREG {
             var other = stat()
             let found = input == "-" ? fstat(STDIN_FILENO, &other) : PathEncoding.withCString(input, { stat($0, &other) })
             if found == 0, other.st_dev == st.st_dev, other.st_ino == st.st_ino {
@@ -97,6 +107,28 @@ struct OutputTarget {
             throw fail("is a socket (expected a file, a device or a FIFO)")
         default:
             return OutputTarget(name: path, destination: .special(path: target, isFIFO: st.st_mode & S_IFMT == S_IFIFO))
+        }
+    }
+
+    /// Where a path that may not exist yet would be: its folder's device and inode, and its last component (links
+    /// followed). nil when its folder does not exist.
+    struct Place: Equatable {
+        var device: dev_t, inode: ino_t
+        var name: [UInt8]
+
+        init?(_ path: String) {
+            guard let (target, descriptor) = try? OutputTarget.followLinks(path, shown: ""), descriptor == nil else {
+                return nil
+            }
+            var bytes = PathEncoding.bytes(target)
+            while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+            let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+            let folder = slash.map { $0 == 0 ? "/" : PathEncoding.string(fromBytes: bytes[..<$0]) } ?? "."
+            name = Array(slash.map { bytes[($0 + 1)...] } ?? bytes[...])
+            guard !name.isEmpty, name != Array(".".utf8), name != Array("..".utf8) else { return nil }
+            var st = stat()
+            guard PathEncoding.withCString(folder, { stat($0, &st) }) == 0 else { return nil }
+            device = st.st_dev; inode = st.st_ino
         }
     }
 
