@@ -97,6 +97,33 @@ final class ClipsCommandTests {
 
     /// Analysing the same recording again into the same folder (same session and event ids) with a tighter limit:
     /// the clips it gives up were the first run's, named by its result, and stay.
+    /// A report written through a symbolic link into another folder: a browser resolves relative links from the name
+    /// it opened (the link), so links relative to the link's target failed there. They are absolute `file:` URLs.
+    @Test func aReportWrittenThroughALinkLinksItsClipsAbsolutely() throws {
+        let clips = temp.path("clips"), real = temp.path("deep/real")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: temp.path("shown"), withIntermediateDirectories: true)
+        let link = temp.path("shown/report.html")
+        #expect(symlink(real + "/report.html", link) == 0)
+        let r = try BuiltBinary.run(["analyze", Self.fixture, "--clips", clips, "--format", "html", "--output", link])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = try String(contentsOfFile: real + "/report.html", encoding: .utf8)
+        let sources = page.components(separatedBy: "<audio controls").dropFirst().compactMap { tag -> String? in
+            guard let from = tag.range(of: "src=\""), let to = tag[from.upperBound...].firstIndex(of: "\"") else { return nil }
+            return String(tag[from.upperBound..<to])
+        }
+        #expect(!sources.isEmpty)
+        for src in sources {
+            let url = try #require(URL(string: src))
+            #expect(url.isFileURL && FileManager.default.fileExists(atPath: url.path), "\(src)")
+        }
+        // Written to a plain path, the links stay relative (the report and its clips move together).
+        let plain = temp.path("shown/plain.html")
+        _ = try BuiltBinary.run(["analyze", Self.fixture, "--clips", clips, "--format", "html", "--output", plain])
+        let relative = try String(contentsOfFile: plain, encoding: .utf8)
+        #expect(relative.contains("src=\"../clips/"))
+    }
+
     @Test func aSecondRunNeverRemovesTheFirstRunsClips() throws {
         let dir = temp.path("clips-twice")
         let first = try AnalyzeCommandTests.analyze([Self.fixture, "--clips", dir, "--format", "json"])

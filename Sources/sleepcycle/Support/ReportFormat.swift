@@ -26,11 +26,16 @@ enum ReportFormat {
     /// Where the report plays an event's clip from: the clip's file (found under `clipsDirectory`, or among
     /// `clipFiles`, the absolute paths the store indexed), relative to the report's folder when the report is
     /// written to a file, else as an absolute `file:` URL. Encrypted clips (`.flac.enc`) get no player.
+    ///
+    /// A report written through a symbolic link is opened by either name, and a browser resolves relative links
+    /// from the name it opened: its links are absolute (relative to the link's target, they failed from the link).
     static func clipLinks(clipsDirectory: String?, clipFiles: [String] = [], output: OutputTarget)
         -> @Sendable (EventClip) -> String? {
         let base: URL? = {
             guard case .regularFile(let path, _) = output.destination else { return nil }
-            return URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent()
+            let file = URL(fileURLWithPath: path).standardizedFileURL
+            guard file == URL(fileURLWithPath: output.name).standardizedFileURL else { return nil }
+            return file.deletingLastPathComponent()
         }()
         let directory = clipsDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
         return { clip in
