@@ -116,7 +116,14 @@ struct SleepCycleCommand: AsyncParsableCommand {
 
     /// `sleepcycle` or `sleepcycle SUBCOMMAND`, for usage messages.
     static func commandName(_ arguments: [String]) -> String {
-        let names = configuration.subcommands.map { $0._commandName }
-        return arguments.first(where: { names.contains($0) }).map { "sleepcycle \($0)" } ?? "sleepcycle"
+        // The deepest command named (`sessions report`: its --help lists the options, `sessions --help` none).
+        var name = "sleepcycle", commands = configuration.subcommands, rest = arguments[...]
+        while let k = rest.firstIndex(where: { a in commands.contains { $0._commandName == a } }),
+              let command = commands.first(where: { $0._commandName == rest[k] }) {
+            name += " " + rest[k]
+            commands = command.configuration.subcommands
+            rest = rest[(k + 1)...]
+        }
+        return name
     }
 }

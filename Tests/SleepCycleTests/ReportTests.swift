@@ -86,6 +86,37 @@ import SleepCycleBus
         #expect(csv.split(separator: "\n")[1].hasPrefix("2000-01-01T23:00:00.000+01:00,"))
     }
 
+    /// Every chart has its data as a table (docs/0012): the breathing and loudness charts had none, so their values
+    /// were nowhere on the page. The gridlines are labelled with their own values.
+    @Test func everyChartsDataIsATable() {
+        let night = Self.longNight(eventCount: 10)
+        let html = night.htmlReport()
+        for (summary, count) in [("Breaths per minute as a table", night.breathingRates.count),
+                                 ("Level, dBFS (30 s) as a table", night.loudness.count)] {
+            #expect(html.contains("<summary>\(summary) (\(count) values)</summary>"), "\(summary)")
+        }
+        let rows = html.components(separatedBy: "Breaths per minute as a table").last ?? ""
+        #expect(rows.contains("<td class=\"num\">14.60</td>") && rows.contains("<td class=\"num\">-38.00</td>"))
+        // Loudness from -50 to -38 dBFS: gridlines at -50, -44 and -38, each labelled with its value.
+        #expect(html.contains(">-50 dB</text>") && html.contains(">-44 dB</text>") && html.contains(">-38 dB</text>"))
+    }
+
+    /// The page shows what the text summary shows: the warnings (first) and the smart alarm. They were left out, so
+    /// a damaged or truncated file read as a clean night there.
+    @Test func warningsAndTheAlarmAreOnThePage() {
+        var night = Self.longNight(eventCount: 10)
+        night.warnings = [AnalysisWarning(.truncated, "night.flac: <ends> before its header says")]
+        night.smartAlarm = SmartAlarmResult(alarmTime: night.endTime, windowStart: night.endTime.addingTimeInterval(-1800),
+                                            firedAt: night.endTime.addingTimeInterval(-600), rule: "lightSleep")
+        let html = night.htmlReport()
+        #expect(html.contains("<li><code>truncated</code> night.flac: &lt;ends&gt; before its header says</li>"))
+        #expect(html.range(of: "Warnings")!.lowerBound < html.range(of: "Hypnogram")!.lowerBound)
+        #expect(html.contains("Smart alarm") && html.contains("fired at 05:50:00"))
+        night.warnings = []
+        night.smartAlarm = nil
+        #expect(!night.htmlReport().contains("Warnings") && !night.htmlReport().contains("Smart alarm"))
+    }
+
     /// Clips get a player when their URL is known, and encrypted ones a note instead.
     @Test func clipsArePlayableInline() {
         var night = Self.longNight(eventCount: 3)

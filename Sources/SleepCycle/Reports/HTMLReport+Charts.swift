@@ -40,7 +40,7 @@ extension HTMLReportWriter {
                 + "data-start=\"\(ISO8601Time.utcString(from: i.start))\" data-end=\"\(ISO8601Time.utcString(from: i.end))\"/>\n"
         }
         out += "</svg>\n"
-        out += "<details><summary>Hypnogram as a table (\(intervals.count) intervals)</summary><div class=\"scroll\"><table>\n"
+        out += "<details><summary>Hypnogram as a table (\(intervals.count) interval\(intervals.count == 1 ? "" : "s"))</summary><div class=\"scroll\"><table>\n"
             + "<thead><tr><th>From</th><th>To</th><th>Stage</th><th class=\"num\">Duration</th></tr></thead><tbody>\n"
         for i in intervals {
             out += "<tr><td>\(clock(i.start))</td><td>\(clock(i.end))</td><td>\(Self.stageName(i.stage))</td>"
@@ -144,7 +144,7 @@ extension HTMLReportWriter {
                              let bpm = rates.map(\.bpm).sorted()
                              return String(format: "%d estimates, median %.1f breaths/min, from %.1f to %.1f.",
                                            bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
-                         }())
+                         }(), column: "Breaths per minute")
         let levels = result.loudness
         out += lineChart(name: "loudness", title: "Loudness through the night (30-s level, dBFS)", unit: " dB",
                          points: levels.map { ($0.start.addingTimeInterval($0.end.timeIntervalSince($0.start) / 2), $0.levelDb) },
@@ -153,18 +153,21 @@ extension HTMLReportWriter {
                              let db = levels.map(\.levelDb).sorted()
                              return String(format: "%d epochs, median %.1f dBFS, from %.1f to %.1f dBFS.",
                                            db.count, ResultCollector.median(db) ?? 0, db.first!, db.last!)
-                         }())
+                         }(), column: "Level, dBFS (30 s)")
         return out
     }
 
-    /// A polyline of `points` on the shared axis, broken where two points are more than `maxGap` seconds apart.
+    /// A polyline of `points` on the shared axis, broken where two points are more than `maxGap` seconds apart, and
+    /// its values as a table (`column`: the value's heading, `format` how a value is written).
     func lineChart(name: String, title: String, unit: String, points: [(Date, Double)], maxGap: Double,
-                   empty: String, summary: String) -> String {
+                   empty: String, summary: String, column: String, format: String = "%.2f") -> String {
         guard !points.isEmpty else { return "<p>\(empty)</p>\n" }
         let top = 8.0, plotHeight = 110.0, height = top + plotHeight + 22
         let values = points.map(\.1)
-        var lo = values.min()!, hi = values.max()!
+        // Whole numbers at the bottom, middle and top gridlines, so that each label is its line's value.
+        var lo = values.min()!.rounded(.down), hi = values.max()!.rounded(.up)
         if hi - lo < 2 { lo -= 1; hi += 1 }
+        if Int(hi - lo) % 2 == 1 { hi += 1 }
         func y(_ v: Double) -> Double { top + (hi - v) / (hi - lo) * plotHeight }
         let svgId = "\(id)-\(name)-chart"
         var out = "<figure>\n<svg id=\"\(svgId)\" class=\"chart \(name)\" viewBox=\"0 0 \(HTMLPage.n(Self.width)) "
@@ -183,7 +186,14 @@ extension HTMLReportWriter {
             d += (move ? "M" : "L") + "\(HTMLPage.n(x(t))) \(HTMLPage.n(y(v)))"
             last = t
         }
-        out += "<path class=\"series\" d=\"\(d)\"/>\n</svg>\n<figcaption class=\"meta\">\(HTMLPage.escape(summary))</figcaption>\n</figure>\n"
+        out += "<path class=\"series\" d=\"\(d)\"/>\n</svg>\n<figcaption class=\"meta\">\(HTMLPage.escape(summary))</figcaption>\n"
+        out += "<details><summary>\(HTMLPage.escape(column)) as a table (\(points.count) value\(points.count == 1 ? "" : "s"))"
+            + "</summary><div class=\"scroll\"><table>\n<thead><tr><th>Time</th><th class=\"num\">\(HTMLPage.escape(column))</th>"
+            + "</tr></thead><tbody>\n"
+        for (t, v) in points {
+            out += "<tr><td>\(clock(t))</td><td class=\"num\">\(String(format: format, v))</td></tr>\n"
+        }
+        out += "</tbody></table></div></details>\n</figure>\n"
         return out
     }
 }

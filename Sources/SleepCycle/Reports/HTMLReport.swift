@@ -16,7 +16,8 @@ extension AnalysisResult {
     /// in the recording's own offset. Deterministic.
     public func htmlReport(options: HTMLReportOptions = HTMLReportOptions()) -> String {
         var body = HTMLReportWriter.header(of: self, separation: nil)
-        body += "<main>\n" + HTMLReportWriter(result: self, id: "n", options: options).sections() + "</main>\n"
+        body += "<main>\n" + HTMLReportWriter.warningsSection(warnings, level: 2)
+            + HTMLReportWriter(result: self, id: "n", options: options).sections() + "</main>\n"
         return HTMLPage.document(title: HTMLReportWriter.title(of: self), body: body)
     }
 }
@@ -26,7 +27,7 @@ extension SeparatedAnalysisResult {
     public func htmlReport(options: HTMLReportOptions = HTMLReportOptions()) -> String {
         guard let first = sessions.first else { return HTMLPage.document(title: "sleepcycle", body: "") }
         var body = HTMLReportWriter.header(of: first, separation: config.preset.rawValue)
-        body += "<main>\n"
+        body += "<main>\n" + HTMLReportWriter.warningsSection(warnings, level: 2)
         for (i, session) in sessions.enumerated() {
             let channel = AudioChannel(rawValue: i)!
             let name = channel == .primary ? "Primary sleeper (left channel)" : "Secondary sleeper (right channel)"
@@ -131,6 +132,7 @@ struct HTMLReportWriter {
         out += breathingAndLoudnessSection()
         out += snorersSection()
         out += heartRateSection()
+        out += smartAlarmSection()
         out += audioHealthSection()
         out += clipsSection()
         return out
@@ -149,7 +151,7 @@ struct HTMLReportWriter {
                              let bpm = points.map(\.1).sorted()
                              return String(format: "%d five-minute means, median %.1f bpm, from %.1f to %.1f bpm.",
                                            bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
-                         }())
+                         }(), column: "Heart rate, bpm (5-minute mean)", format: "%.1f")
         let m = heart.summary
         func row(_ name: String, _ value: Double?, _ format: String) -> String {
             "<tr><th scope=\"row\">\(name)</th><td class=\"num\">\(value.map { String(format: format, $0) } ?? "–")</td></tr>\n"
@@ -200,10 +202,36 @@ struct HTMLReportWriter {
         out += "<div class=\"scroll\"><table>\n<thead><tr><th>Snorer</th><th class=\"num\">Snores</th>"
             + "<th class=\"num\">Time</th></tr></thead><tbody>\n"
         for s in snorers {
-            out += "<tr><td>Snorer \(s.snorer + 1)</td><td class=\"num\">\(s.snoreCount)</td>"
+            out += "<tr><td>Snorer \(s.snorer)</td><td class=\"num\">\(s.snoreCount)</td>"
                 + "<td class=\"num\">\(AnalysisResult.hm(s.snoreTime))</td></tr>\n"
         }
         return out + "</tbody></table></div>\n"
+    }
+
+    /// When the smart alarm rang, or that it did not within the recording (with `--alarm`).
+    func smartAlarmSection() -> String {
+        guard let alarm = result.smartAlarm else { return "" }
+        var out = heading("Smart alarm", "alarm")
+        out += "<p>Window \(clock(alarm.windowStart)) → \(clock(alarm.alarmTime)) (\(Self.zone(result))): "
+        if let fired = alarm.firedAt, let rule = alarm.rule {
+            let why = ["lightSleep": "light sleep or awake for two epochs, on the stages scored live",
+                       "movement": "a burst of movement", "deadline": "the alarm time"][rule] ?? rule
+            out += "fired at \(clock(fired)) (\(HTMLPage.escape(why))).</p>\n"
+        } else {
+            out += "not fired within the recording.</p>\n"
+        }
+        return out
+    }
+
+    /// The problems that did not stop the analysis (the result's `warnings`), first on the page.
+    static func warningsSection(_ warnings: [AnalysisWarning], level: Int) -> String {
+        guard !warnings.isEmpty else { return "" }
+        var out = "<section class=\"warnings\" aria-labelledby=\"warnings-title\">\n"
+            + "<h\(level) id=\"warnings-title\">Warnings</h\(level)>\n<ul>\n"
+        for w in warnings {
+            out += "<li><code>\(HTMLPage.escape(w.code.rawValue))</code> \(HTMLPage.escape(w.message))</li>\n"
+        }
+        return out + "</ul>\n</section>\n"
     }
 
     func audioHealthSection() -> String {

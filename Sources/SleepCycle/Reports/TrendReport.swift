@@ -54,8 +54,11 @@ public enum TrendReport {
     struct Metric: Sendable {
         var id: String, title: String, unit: String
         var value: @Sendable (NightTrend) -> Double?
-        init(_ id: String, _ title: String, _ unit: String, _ value: @escaping @Sendable (NightTrend) -> Double?) {
-            self.id = id; self.title = title; self.unit = unit; self.value = value
+        /// How a value is written (a count has no decimals).
+        var format = "%.1f"
+        init(_ id: String, _ title: String, _ unit: String, format: String = "%.1f",
+             _ value: @escaping @Sendable (NightTrend) -> Double?) {
+            self.id = id; self.title = title; self.unit = unit; self.format = format; self.value = value
         }
     }
 
@@ -66,7 +69,7 @@ public enum TrendReport {
         Metric("snoring", "Snore time", "min", { $0.snoreTime / 60 }),
         Metric("snorescore", "Snore score", "", { $0.snoreScore }),
         Metric("breathing", "Breathing rate (median)", "/min", { $0.breathingBpm }),
-        Metric("awakenings", "Awakenings", "", { Double($0.awakenings) }),
+        Metric("awakenings", "Awakenings", "", format: "%.0f", { Double($0.awakenings) }),
     ]
 
     /// One self-contained HTML page: a bar chart per metric (a bar per night) and the table of every night.
@@ -87,7 +90,7 @@ public enum TrendReport {
             + "<th>State</th></tr></thead><tbody>\n"
         for n in nights {
             body += "<tr><td>\(day(n))</td>" + metrics.map { m in
-                "<td class=\"num\">\(m.value(n).map { String(format: "%.1f", $0) } ?? "–")</td>"
+                "<td class=\"num\">\(m.value(n).map { String(format: m.format, $0) } ?? "–")</td>"
             }.joined() + "<td>\(n.state.rawValue)</td></tr>\n"
         }
         body += "</tbody></table></div>\n</main>\n"
@@ -114,9 +117,10 @@ public enum TrendReport {
         let svgId = "trend-\(m.id)-chart"
         let known = values.compactMap { $0 }
         let unit = m.unit.isEmpty ? "" : " " + m.unit
-        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        func f(_ v: Double) -> String { String(format: m.format, v) }
         let summary = known.isEmpty ? "No values."
-            : "From \(f(known.min()!)) to \(f(known.max()!))\(unit), mean \(f(known.reduce(0, +) / Double(known.count)))\(unit)."
+            : "From \(f(known.min()!)) to \(f(known.max()!))\(unit), mean "
+                + String(format: "%.1f", known.reduce(0, +) / Double(known.count)) + "\(unit)."
         var out = "<figure>\n<svg id=\"\(svgId)\" class=\"chart trend\" viewBox=\"0 0 \(HTMLPage.n(width)) \(HTMLPage.n(height))\" "
             + "role=\"img\" aria-labelledby=\"\(svgId)-t \(svgId)-d\">\n<title id=\"\(svgId)-t\">\(m.title) per night</title>\n"
             + "<desc id=\"\(svgId)-d\">\(summary)</desc>\n"
@@ -133,7 +137,7 @@ public enum TrendReport {
                 let h = max(0, v) / hi * plotHeight
                 out += "<rect class=\"bar\" style=\"fill:var(--accent)\" x=\"\(HTMLPage.n(x))\" y=\"\(HTMLPage.n(top + plotHeight - h))\" "
                     + "width=\"\(HTMLPage.n(barWidth))\" height=\"\(HTMLPage.n(h))\"><title>\(day(n)): "
-                    + String(format: "%.1f", v) + "\(m.unit.isEmpty ? "" : " " + m.unit)</title></rect>\n"
+                    + String(format: m.format, v) + "\(m.unit.isEmpty ? "" : " " + m.unit)</title></rect>\n"
             }
             if i % labelEvery == 0 {
                 out += "<text x=\"\(HTMLPage.n(x + barWidth / 2))\" y=\"\(HTMLPage.n(top + plotHeight + 16))\" text-anchor=\"middle\">"

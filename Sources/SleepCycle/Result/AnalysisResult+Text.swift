@@ -66,7 +66,10 @@ extension AnalysisResult {
             let why = sleepStageIntervals.isEmpty && unusable / channels >= 0.5 * endTime.timeIntervalSince(startTime)
                 ? " (no usable audio: the input is flat or missing for most of the recording)"
                 : sleepStageIntervals.isEmpty ? " (no stage epochs)" : ""
-            out.append("  no sleep scored" + why)
+            // Epochs scored awake throughout are scored: no sleep among them (the statistics are then all 0).
+            let scored = sleepStageIntervals.reduce(0.0) { $0 + $1.end.timeIntervalSince($1.start) }
+            out.append(sleepStageIntervals.isEmpty ? "  no sleep scored" + why
+                       : "  no sleep: awake throughout the \(hm(scored)) scored")
         }
         out.append("")
         out.append("Sounds")
@@ -85,7 +88,7 @@ extension AnalysisResult {
                            + "snore score \(String(format: "%.1f", statistics.snoreScore))")
             }
             for s in snorers {
-                out.append("  snorer \(s.snorer + 1)   \(s.snoreCount) snores, \(hm(s.snoreTime))")
+                out.append("  snorer \(s.snorer)   \(s.snoreCount) snore\(s.snoreCount == 1 ? "" : "s"), \(hm(s.snoreTime))")
             }
             let clips = events.compactMap(\.clip)
             if let first = clips.first {
@@ -112,7 +115,9 @@ extension AnalysisResult {
             out.append("Smart alarm")
             out.append("  window      \(t(alarm.windowStart)) → \(t(alarm.alarmTime)) \(zone)")
             if let fired = alarm.firedAt, let rule = alarm.rule {
-                out.append("  fired       \(t(fired)) (rule: \(rule))")
+                // The alarm rings on the stages as they were scored at the time; the hypnogram above is the
+                // whole-night pass, which may differ (a light-sleep alarm on a night re-scored deep).
+                out.append("  fired       \(t(fired)) (rule: \(rule)\(rule == "lightSleep" ? ", on the stages scored live" : ""))")
             } else {
                 out.append("  fired       not within the recording")
             }
