@@ -305,8 +305,10 @@ enum SessionsFormat {
             func number(_ key: String) -> String { (s[key] as? NSNumber).map { "\($0)" } ?? "" }
             let shares = s["sleepStagePercentages"] as? [String: Any] ?? [:]
             func share(_ stage: String) -> String { (shares[stage] as? NSNumber).map { "\($0)" } ?? "" }
-            out += [n.id.uuidString, ISO8601Time.utcString(from: n.startTime), ISO8601Time.utcString(from: n.endTime),
-                    n.state.rawValue, String(format: "%.3f", n.endTime.timeIntervalSince(n.startTime)),
+            // Times in the night's own offset, as `list` shows them and the report's CSV writes them.
+            out += [n.id.uuidString, ISO8601Time.string(from: n.startTime, utcOffsetSeconds: n.utcOffsetSeconds),
+                    ISO8601Time.string(from: n.endTime, utcOffsetSeconds: n.utcOffsetSeconds),
+                    n.state.rawValue, AnalysisResult.fixed(n.endTime.timeIntervalSince(n.startTime), 3),
                     number("totalSleepDuration"), number("sleepOnsetLatency"), number("sleepEfficiency"),
                     number("numberOfAwakenings"), number("snoreTime"), number("timeInBed"), number("sleepPeriodTime"),
                     number("wakeAfterSleepOnset"), number("remLatency"), share("light"), share("deep"), share("rem"),

@@ -81,7 +81,15 @@ extension HTMLReportWriter {
             + "data-count=\"\(events.count)\">\n"
         out += "<title id=\"\(svgId)-t\">Events through the night, one row per kind, and the audio input's health</title>\n"
         let counts = rows.map { t in "\(events.filter { $0.type == t }.count) \(t.rawValue)" }
-        out += "<desc id=\"\(svgId)-d\">\(counts.joined(separator: ", ")) events. The table below lists each one.</desc>\n"
+        // Stereo without separation: an event per channel, so a sound both microphones heard is two of them; the
+        // text summary counts sounds. Both counts, so that the two agree.
+        var perChannel = ""
+        if Set(events.compactMap(\.channel)).count > 1 {
+            let sounds = rows.map { t in "\(AnalysisResult.sounds(events.filter { $0.type == t }).count) \(t.rawValue)" }
+            perChannel = " Each channel's detections are listed: a sound heard on both microphones is two events. As "
+                + "distinct sounds: \(sounds.joined(separator: ", ")) (as the text summary counts them)."
+        }
+        out += "<desc id=\"\(svgId)-d\">\(counts.joined(separator: ", ")) events.\(perChannel) The table below lists each one.</desc>\n"
         for (i, t) in rows.enumerated() {
             let yc = top + rowHeight * (Double(i) + 0.5)
             out += "<line class=\"grid\" x1=\"\(HTMLPage.n(Self.left))\" x2=\"\(HTMLPage.n(Self.width - Self.right))\" "
@@ -112,6 +120,7 @@ extension HTMLReportWriter {
             }
         }
         out += "</svg>\n"
+        if !perChannel.isEmpty { out += "<p class=\"meta\">\(perChannel.dropFirst())</p>\n" }
         out += "<details><summary>All \(events.count) events as a table</summary><div class=\"scroll\"><table>\n"
             + "<thead><tr><th>Start</th><th>Kind</th><th class=\"num\">Duration</th><th class=\"num\">Level</th>"
             + "<th class=\"num\">Probability</th>" + (result.source.channels > 1 ? "<th>Channel</th>" : "")

@@ -126,7 +126,7 @@ extension AnalysisResult {
     }
 
     /// `x` with `decimals` decimals, trailing zeros trimmed to one (e.g. 28800.0, 0.81); `null` if not finite.
-    static func fixed(_ x: Double, _ decimals: Int) -> String {
+    public static func fixed(_ x: Double, _ decimals: Int) -> String {
         guard x.isFinite else { return "null" }
         var s = String(format: "%.\(decimals)f", x)
         if s.contains(".") {
