@@ -232,13 +232,7 @@ import Testing
         let data = try Self.rawNight(times: 3)          // 9 minutes
         let args = ["record"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", Self.start, "--hr", hr,
                                                 "--wearable-key", key]
-        let first = try Recorder(args)
-        let fed = first.feed(data, pace: 30) { $0 >= 32_000 * 200 }       // 200 s, then kill -9
-        #expect(fed >= 32_000 * 200)
-        Thread.sleep(forTimeInterval: 1)
-        Foundation.kill(first.process.processIdentifier, SIGKILL)
-        first.closeInput()
-        #expect(first.wait().reason == .uncaughtSignal)
+        let fed = try crash(args, feeding: data, seconds: 200)       // 200 s, then kill -9
         let s = try NightStore(path: store)
         let night = try #require(try s.nights().last)
         let journal = try s.journal(of: night.id).reduce(Data()) { $0 + $1.records }
@@ -316,22 +310,36 @@ import Testing
         #expect(rates(json) == rates(ref))
     }
 
+    /// Runs `arguments`, feeds it `data` at 30× real time until `seconds` of it are in, then `kill -9`s it: a crash.
+    /// Returns the bytes fed.
+    @discardableResult
+    func crash(_ arguments: [String], feeding data: Data, seconds: Int) throws -> Int {
+        let recorder = try Recorder(arguments)
+        let fed = recorder.feed(data, pace: 30) { $0 >= 32_000 * seconds }
+        #expect(fed >= 32_000 * seconds)
+        Thread.sleep(forTimeInterval: 1)
+        Foundation.kill(recorder.process.processIdentifier, SIGKILL)
+        recorder.closeInput()
+        #expect(recorder.wait().reason == .uncaughtSignal)
+        return fed
+    }
+
+    /// Where the store's last night's journal ends: seconds from `startDate`, and that time as a `--start`.
+    func journalEnd(_ store: String) throws -> (seconds: Double, start: String) {
+        let seconds = try #require(try NightStore(path: store).nights().last).endTime.timeIntervalSince(Self.startDate)
+        return (seconds, ISO8601Time(date: Self.startDate.addingTimeInterval(seconds), utcOffsetSeconds: 3600).description)
+    }
+
     /// A night's --duration end and --alarm-command survive a crash: a plain `record --resume` (docs/raspberry-pi.md's
     /// unit) ran on past the end, and the alarm rang (`smartAlarm`) without its command. Past the end, the resume
     /// stores the night as the journal left it.
     @Test func aResumedNightKeepsItsDurationAndAlarmCommand() throws {
         let store = storePath("kept.sqlite"), log = storePath("alarm.log")
-        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--duration", "3m",
-                                  "--alarm", "23:02", "--alarm-window", "1m",
-                                  "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE\" >> '\(log)'"])
         let night = try Self.rawNight()
-        #expect(first.feed(night, pace: 30) { $0 >= 32_000 * 40 } >= 32_000 * 40)
-        Thread.sleep(forTimeInterval: 1)
-        Foundation.kill(first.process.processIdentifier, SIGKILL)
-        first.closeInput()
-        #expect(first.wait().reason == .uncaughtSignal)
-        let journaled = try #require(try NightStore(path: store).nights().last).endTime.timeIntervalSince(Self.startDate)
-        let back = ISO8601Time(date: Self.startDate.addingTimeInterval(journaled), utcOffsetSeconds: 3600).description
+        try crash(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--duration", "3m",
+                   "--alarm", "23:02", "--alarm-window", "1m",
+                   "--alarm-command", "echo \"$SLEEPCYCLE_ALARM_RULE\" >> '\(log)'"], feeding: night, seconds: 40)
+        let (journaled, back) = try journalEnd(store)
         var rest = Data(night[(Int(journaled * 16_000) * 2)...])
         rest.append(Data(count: 32_000 * 60))
         let arguments: [String] = ["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json", "--start", back]
@@ -345,12 +353,8 @@ import Testing
         #expect(lines.count == 1, "the alarm command ran \(lines.count) times")
         // Past its end the night is stored as it was; --alarm-command is refused for a night without an alarm.
         let other = storePath("over.sqlite")
-        let second = try Recorder(["record"] + Self.rawArgs + ["--store", other, "--start", Self.start, "--duration", "1m"])
-        #expect(second.feed(night, pace: 30) { $0 >= 32_000 * 20 } >= 32_000 * 20)
-        Thread.sleep(forTimeInterval: 1)
-        Foundation.kill(second.process.processIdentifier, SIGKILL)
-        second.closeInput()
-        _ = second.wait()
+        try crash(["record"] + Self.rawArgs + ["--store", other, "--start", Self.start, "--duration", "1m"],
+                  feeding: night, seconds: 20)
         let refused = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", other, "--alarm-command", "true"],
                                           stdin: Data(count: 32_000))
         #expect(refused.status == 64 && refused.stderr.contains("has no alarm"), "\(refused.stderr)")
@@ -367,15 +371,10 @@ import Testing
     /// resume, went missing without a word.
     @Test func clipsTheCrashTookAreCountedAsDropped() throws {
         let store = storePath("clips.sqlite"), clips = temp.path("clips")
-        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--clips", clips])
         let night = try Self.rawNight()
-        #expect(first.feed(night, pace: 30) { $0 >= 32_000 * 150 } >= 32_000 * 150)
-        Thread.sleep(forTimeInterval: 1)
-        Foundation.kill(first.process.processIdentifier, SIGKILL)
-        first.closeInput()
-        #expect(first.wait().reason == .uncaughtSignal)
-        let journaled = try #require(try NightStore(path: store).nights().last).endTime.timeIntervalSince(Self.startDate)
-        let back = ISO8601Time(date: Self.startDate.addingTimeInterval(journaled), utcOffsetSeconds: 3600).description
+        try crash(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--clips", clips],
+                  feeding: night, seconds: 150)
+        let (journaled, back) = try journalEnd(store)
         let rest = Data(night[(Int(journaled * 16_000) * 2)...])
         let resumed = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json",
                                            "--start", back], stdin: rest)
@@ -403,13 +402,8 @@ import Testing
     /// input for minutes, and it is another night); one before it is a warning.
     @Test func resumeTimesAreChecked() throws {
         let store = storePath("times.sqlite")
-        let first = try Recorder(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start])
-        let fed = first.feed(try Self.rawNight(), pace: 30) { $0 >= 32_000 * 40 }
-        #expect(fed >= 32_000 * 40)
-        Thread.sleep(forTimeInterval: 1)
-        Foundation.kill(first.process.processIdentifier, SIGKILL)
-        first.closeInput()
-        #expect(first.wait().reason == .uncaughtSignal)
+        try crash(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start], feeding: try Self.rawNight(),
+                  seconds: 40)
         func resume(at offset: Double) throws -> BuiltBinary.Run {
             try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--start",
                                  ISO8601Time(date: Self.startDate.addingTimeInterval(offset), utcOffsetSeconds: 3600).description],
