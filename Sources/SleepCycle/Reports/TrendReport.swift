@@ -89,7 +89,9 @@ public enum TrendReport {
             + metrics.map { "<th class=\"num\">\($0.title)\($0.unit.isEmpty ? "" : " (\($0.unit))")</th>" }.joined()
             + "<th>State</th></tr></thead><tbody>\n"
         for n in nights {
-            body += "<tr><td>\(day(n))</td>" + metrics.map { m in
+            // The night's own offset too: two nights at 23:00 in different zones looked alike.
+            let zone = n.utcOffsetSeconds == 0 ? "UTC" : "UTC" + ISO8601Time.offsetString(n.utcOffsetSeconds)
+            body += "<tr><td>\(day(n)) \(zone)</td>" + metrics.map { m in
                 "<td class=\"num\">\(m.value(n).map { String(format: m.format, $0) } ?? "–")</td>"
             }.joined() + "<td>\(n.state.rawValue)</td></tr>\n"
         }
