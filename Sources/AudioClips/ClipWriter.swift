@@ -262,7 +262,7 @@ public enum AudioClipsFolder {
             throw ClipError(.unwritable, path: directory, message: "not a folder (clips need one)")
         }
         while isFolder == nil && path != "/" {
-            path = (path as NSString).deletingLastPathComponent
+            path = PathEncoding.folder(of: path)
             isFolder = Self.isFolder(path)
         }
         guard isFolder == true, Self.writable(path) else {

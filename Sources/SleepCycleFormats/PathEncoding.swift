@@ -13,6 +13,16 @@ import Glibc
 public enum PathEncoding {
     private static let base: UInt32 = 0x10FE00
 
+    /// The folder part of `path`: what comes before its last `/` (trailing slashes ignored), `/` for a name in the
+    /// root, and "" for a bare name. By bytes: Foundation's `deletingLastPathComponent` traps on a one-character
+    /// name (`x`, `x/`).
+    public static func folder(of path: String) -> String {
+        var bytes = self.bytes(path)[...]
+        while bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes = bytes.dropLast() }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return slash == bytes.startIndex ? "/" : string(fromBytes: bytes[..<slash])
+    }
+
     /// The string for a file name's bytes.
     public static func string<Bytes: Collection<UInt8>>(fromBytes bytes: Bytes) -> String {
         var scalars = String.UnicodeScalarView()

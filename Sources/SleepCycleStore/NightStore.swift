@@ -141,11 +141,17 @@ public final class NightStore: @unchecked Sendable {
         do {
             return (try opened(path), nil)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
+            // SQLite keeps the log beside the file a link names (a store opened through a link to it).
+            let real = PathEncoding.withCString(path) { realpath($0, nil) }.map { resolved in
+                defer { free(resolved) }
+                return PathEncoding.string(fromBytes: UnsafeBufferPointer(start: resolved, count: strlen(resolved))
+                    .map { UInt8(bitPattern: $0) })
+            } ?? path
             var st = stat()
-            guard PathEncoding.withCString(path + "-wal", { stat($0, &st) }) == 0, st.st_size > 0 else {
+            guard PathEncoding.withCString(real + "-wal", { stat($0, &st) }) == 0, st.st_size > 0 else {
                 return (try DatabaseQueue(path: immutableURI(path), configuration: configuration), nil)
             }
-            let copy = try StoreCopy(of: path)
+            let copy = try StoreCopy(of: real)
             return (try opened(copy.path), copy)
         }
     }
@@ -475,7 +481,7 @@ public final class NightStore: @unchecked Sendable {
         var folders = Set<String>()
         for file in files where isClipPath(file) {
             _ = PathEncoding.withCString(file) { unlink($0) }
-            folders.insert((file as NSString).deletingLastPathComponent)
+            folders.insert(PathEncoding.folder(of: file))
         }
         for folder in folders {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isClipName(name) {
@@ -487,7 +493,7 @@ public final class NightStore: @unchecked Sendable {
 
     /// A clip's name in a folder named by a session id: the only files the index may make us delete.
     static func isClipPath(_ path: String) -> Bool {
-        let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let folder = (PathEncoding.folder(of: path) as NSString).lastPathComponent
         return isClipName((path as NSString).lastPathComponent) && UUID(uuidString: folder) != nil
     }
 
@@ -592,8 +598,9 @@ public final class NightStore: @unchecked Sendable {
 
     /// Makes the store's folder (0700) when it does not exist.
     private static func makeFolder(for path: String) throws(StoreError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty else { return }
+        // Not Foundation's `deletingLastPathComponent`, which trapped on `--store x` (`PathEncoding.folder`).
+        let folder = PathEncoding.folder(of: path)
+        guard !folder.isEmpty, folder != "/" else { return }
         if let failure = PathEncoding.makeFolders(folder) {
             throw StoreError(.unwritable, path: path, message: "cannot create its folder \(MessageText.path(folder)) "
                 + "(\(failure == ENOTDIR ? "a file is in the way" : String(cString: strerror(failure))))")

@@ -113,7 +113,7 @@ struct Record: AsyncParsableCommand {
         diagnostics.bootstrap()
         let destination = try OutputTarget.resolve(output, inputs: [input, hr, wearableKey, clipOptions.clipsKey]
             .compactMap { $0 }.filter { $0 != "-" } + OutputTarget.databaseFiles(storeOptions.path),
-            made: [clipOptions.clips].compactMap { $0 })
+            made: [clipOptions.clips, PathEncoding.folder(of: storeOptions.path)].compactMap { $0 }.filter { !$0.isEmpty })
         let store = try storeOptions.open()
         let resuming = try resume ? interruptedNight(in: store) : nil
         let settings = inputSettings(resuming: resuming)

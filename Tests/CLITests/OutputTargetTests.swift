@@ -215,6 +215,12 @@ import Testing
             #expect(r.status == 73 && oneLine(r) && r.stderr.contains("input"), "\(output): \(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: store), "nothing was recorded")
         }
+        // The store's folder, made for it: the night was stored, then its output refused (and not printed).
+        let later = temp.path("later")
+        let inFolder = try BuiltBinary.run(["record", "--input", "-", "--store", later + "/s.sqlite", "--output", later],
+                                           stdin: raw)
+        #expect(inFolder.status == 73 && oneLine(inFolder) && !FileManager.default.fileExists(atPath: later),
+                "\(inFolder.stderr)")
         let report = try BuiltBinary.run(["sessions", "report", "--store", store, "--output", store])
         #expect(report.status == 73 && oneLine(report), "\(report.stderr)")
         let clips = temp.path("clips-out")

@@ -668,8 +668,23 @@ import Testing
         guard let list = try runAsNobody(["sessions", "list", "--store", path, "--format", "csv"],
                                          environment: ["TMPDIR": tmp]) else { return }
         #expect(list.status == 0 && list.stdout.contains(id.uuidString), "\(list.stdout) \(list.stderr)")
+        // Through a link to it: SQLite keeps the log beside the file the link names.
+        let link = temp.path("backup-link.sqlite")
+        #expect(symlink(path, link) == 0)
+        let linked = try runAsNobody(["sessions", "list", "--store", link, "--format", "csv"], environment: ["TMPDIR": tmp])
+        #expect(linked?.status == 0 && linked?.stdout.contains(id.uuidString) == true, "\(linked?.stderr ?? "")")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["nights.sqlite", "nights.sqlite-wal"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "the private copy is removed")
+    }
+
+    /// A store named by one character in the current folder (`--store x`): Foundation's path code trapped (SIGILL).
+    @Test func aOneCharacterStoreName() throws {
+        let folder = temp.path("one")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", "x", "--duration", "2s"],
+                                    stdin: Data(count: 32_000 * 3), directory: URL(fileURLWithPath: folder))
+        #expect(r.status == 0, "\(r.status) \(r.stderr)")
+        #expect(try NightStore(path: folder + "/x").nights().count == 1)
     }
 
     /// Nights changed outside sleepcycle never crash a command: each is one line naming the store and the night.

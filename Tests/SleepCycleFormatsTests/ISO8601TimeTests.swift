@@ -138,6 +138,16 @@ import Testing
         #expect(MessageText.path("night\u{202E}vaw.flac") == "night\\u{202E}vaw.flac")
     }
 
+    /// A path's folder, by bytes: Foundation's `deletingLastPathComponent` traps on a one-character name, which took
+    /// `record --store x` down with SIGILL.
+    @Test func aPathsFolder() {
+        let cases: [(String, String)] = [("x", ""), ("x/", ""), ("ab", ""), ("/x", "/"), ("/", "/"), ("a/x", "a"),
+                                         ("./x", "."), ("/a/b/", "/a"), ("a//x", "a/")]
+        for (path, folder) in cases { #expect(PathEncoding.folder(of: path) == folder, "\(path)") }
+        let raw = PathEncoding.string(fromBytes: [0xFF, UInt8(ascii: "/"), UInt8(ascii: "x")])
+        #expect(PathEncoding.bytes(PathEncoding.folder(of: raw)) == [0xFF])
+    }
+
     @Test func nonUTF8FileNamesRoundTrip() {
         let raw: [UInt8] = Array("night-".utf8) + [0xE9, 0xFF] + Array(".wav".utf8)
         let s = PathEncoding.string(fromBytes: raw)

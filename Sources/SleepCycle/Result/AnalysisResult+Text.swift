@@ -92,7 +92,7 @@ extension AnalysisResult {
             }
             let clips = events.compactMap(\.clip)
             if let first = clips.first {
-                let folder = (first.path as NSString).deletingLastPathComponent
+                let folder = PathEncoding.folder(of: first.path)
                 out.append("  clips       \(clips.count) in \(folder)/ (of the clips folder)")
             }
         }
