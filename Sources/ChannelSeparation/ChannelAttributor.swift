@@ -163,7 +163,7 @@ public struct ChannelAttributor: AnalysisConsumer {
     /// - Parameters:
     ///   - candidates: the journal's measured candidates (not `held`), in journal order; a group of them (overlapping
     ///     within `fragmentGapSeconds`) is undecided when none of its ids was published and the journal ends less
-    ///     than `decisionDelaySeconds` after its end.
+    ///     than `decisionDelaySeconds` (and 2 s) after its end.
     ///   - held: talking events the detector held that the sustained-speech rule reports, with new ids: candidates too.
     ///   - published: the events the journal published (a late candidate of the same sound is not reported again).
     ///   - position: where the journal ends.
@@ -189,7 +189,10 @@ public struct ChannelAttributor: AnalysisConsumer {
         }
         for group in groups {
             let end = group.map(\.event.end).max()!
-            let decided = group.contains { publishedIds.contains($0.event.id) } || position >= end + delay
+            // Two seconds' margin: the decisions an audio block brings are published after it, so the journal can end
+            // on a block whose decisions went with the crash (snores 20.0–20.6 s before a crash were lost).
+            let decided = group.contains { publishedIds.contains($0.event.id) }
+                || position >= end + delay + AnalysisClock.samples(seconds: 2)
             for r in group {
                 guard let channel = r.event.channel else { continue }
                 if !decided {

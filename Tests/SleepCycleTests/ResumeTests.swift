@@ -216,6 +216,25 @@ import SleepCycleFormats
         #expect(try NightReplay(records: replay.records, position: replay.position + 100 * 16_000,
                                 separation: options.channelSeparation).undecidedEvents().events.isEmpty,
                 "unjournaled, they would be lost")
+
+        // The journal ends on an audio block whose decisions, published after it, went with the crash (as here:
+        // the recorder's next chunk is never cut). A snore whose wait ended on that block (73.8–75.8 s, cut at 96 s)
+        // was lost: every event found 18 s before the cut is still published or decided.
+        let cut96 = 96 * 16_000, store96 = try NightStore(path: dir.appendingPathComponent("two96.sqlite").path)
+        try Self.journalUntilCut(night.map { $0[0..<cut96] }, store: store96, id: id, start: start, utcOffsetSeconds: 0,
+                                 options: options)
+        let (truncated, _, _) = try store96.journalReplay(of: try #require(try store96.night(id)), key: nil)
+        let clock = AnalysisClock(start: start)
+        let published = truncated.records.compactMap { record -> SoundEvent? in
+            if case .eventStarted(let e) = record { e } else { nil }
+        }
+        let found96 = start.addingTimeInterval(96 - 18)
+        let kept = (published + (try truncated.undecidedEvents().events)).filter { clock.date(of: $0.end) <= found96 }
+        func name(_ e: SoundEvent) -> String {
+            "\(e.channel?.rawValue ?? -1) \(e.type) \(clock.date(of: e.start)) \(clock.date(of: e.end))"
+        }
+        #expect(Set(kept.map(name)).count == kept.count, "no event twice")
+        #expect(kept.map(name).sorted() == events(reference, until: found96).sorted(), "\(kept.map(name).sorted())")
     }
 
     @Test func aResumedNightEqualsTheNightWithItsHole() async throws {
