@@ -153,7 +153,7 @@ extension HTMLReportWriter {
                              let bpm = rates.map(\.bpm).sorted()
                              return String(format: "%d estimates, median %.1f breaths/min, from %.1f to %.1f.",
                                            bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
-                         }(), column: "Breaths per minute")
+                         }(), column: "Breaths per minute", time: "Window's middle")
         let levels = result.loudness
         out += lineChart(name: "loudness", title: "Loudness through the night (30-s level, dBFS)", unit: " dB",
                          points: levels.map { ($0.start.addingTimeInterval($0.end.timeIntervalSince($0.start) / 2), $0.levelDb) },
@@ -162,14 +162,15 @@ extension HTMLReportWriter {
                              let db = levels.map(\.levelDb).sorted()
                              return String(format: "%d epochs, median %.1f dBFS, from %.1f to %.1f dBFS.",
                                            db.count, ResultCollector.median(db) ?? 0, db.first!, db.last!)
-                         }(), column: "Level, dBFS (30 s)")
+                         }(), column: "Level, dBFS (30 s)", time: "Epoch's middle")
         return out
     }
 
     /// A polyline of `points` on the shared axis, broken where two points are more than `maxGap` seconds apart, and
     /// its values as a table (`column`: the value's heading, `format` how a value is written).
     func lineChart(name: String, title: String, unit: String, points: [(Date, Double)], maxGap: Double,
-                   empty: String, summary: String, column: String, format: String = "%.2f") -> String {
+                   empty: String, summary: String, column: String, format: String = "%.2f",
+                   time: String = "Time") -> String {
         guard !points.isEmpty else { return "<p>\(empty)</p>\n" }
         let top = 8.0, plotHeight = 110.0, height = top + plotHeight + 22
         let values = points.map(\.1)
@@ -197,7 +198,7 @@ extension HTMLReportWriter {
         }
         out += "<path class=\"series\" d=\"\(d)\"/>\n</svg>\n<figcaption class=\"meta\">\(HTMLPage.escape(summary))</figcaption>\n"
         out += "<details><summary>\(HTMLPage.escape(column)) as a table (\(points.count) value\(points.count == 1 ? "" : "s"))"
-            + "</summary><div class=\"scroll\"><table>\n<thead><tr><th>Time</th><th class=\"num\">\(HTMLPage.escape(column))</th>"
+            + "</summary><div class=\"scroll\"><table>\n<thead><tr><th>\(time)</th><th class=\"num\">\(HTMLPage.escape(column))</th>"
             + "</tr></thead><tbody>\n"
         for (t, v) in points {
             out += "<tr><td>\(clock(t))</td><td class=\"num\">\(String(format: format, v))</td></tr>\n"

@@ -151,7 +151,7 @@ struct HTMLReportWriter {
                              let bpm = points.map(\.1).sorted()
                              return String(format: "%d five-minute means, median %.1f bpm, from %.1f to %.1f bpm.",
                                            bpm.count, ResultCollector.median(bpm) ?? 0, bpm.first!, bpm.last!)
-                         }(), column: "Heart rate, bpm (5-minute mean)", format: "%.1f")
+                         }(), column: "Heart rate, bpm (5-minute mean)", format: "%.1f", time: "Window's end")
         let m = heart.summary
         func row(_ name: String, _ value: Double?, _ format: String) -> String {
             "<tr><th scope=\"row\">\(name)</th><td class=\"num\">\(value.map { String(format: format, $0) } ?? "–")</td></tr>\n"
