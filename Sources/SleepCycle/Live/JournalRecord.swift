@@ -9,20 +9,20 @@ import SleepCycleFormats
 /// the order they saw it, so that a resumed night rebuilds their state exactly (docs/0008).
 ///
 /// Journaled: the end of each audio block (the clock the stager and the alarm follow), gaps, events started and
-/// ended, talking events the detector holds back, two sleepers' candidates with their cues, breathing rates, health changes, sound levels, heart-rate and
-/// motion samples, the alarm and audio clips. Not journaled: audio and features (the producers start afresh after a
-/// resume), the breathing trace, and the stager's online epochs, which the stager publishes again, identically,
-/// when the journal is replayed into it.
+/// ended, talking events the detector holds back, two sleepers' candidates with their cues, breathing rates, health
+/// changes, sound levels, heart-rate and motion samples, the alarm and audio clips. Not journaled: audio and
+/// features (the producers start afresh after a resume), the breathing trace, and the stager's online epochs, which
+/// the stager publishes again, identically, when the journal is replayed into it.
 public enum JournalRecord: Codable, Sendable {
     case position(SampleTime)
     case gap(AudioGap)
     case eventStarted(SoundEvent)
     case eventEnded(SoundEvent)
     /// A talking event held back by the detector (`.eventHeld`): not replayed; a resume decides the held events
-    /// the journal does not publish (`NightReplay.heldEvents`).
+    /// the journal does not publish (`NightReplay.undecidedEvents`).
     case eventHeld(SoundEvent)
     /// Two sleepers: a candidate and its attribution cues (`.candidateMeasured`): not replayed; a resume decides the
-    /// candidates the attributor had not decided (`NightReplay.heldEvents`).
+    /// candidates the attributor had not decided (`NightReplay.undecidedEvents`).
     case candidate(AttributionCandidate)
     case breathingRate(BreathingEstimate)
     case healthChanged(AudioHealthChange)
