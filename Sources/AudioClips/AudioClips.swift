@@ -190,8 +190,7 @@ public struct AudioClips: AnalysisConsumer {
     }
 
     private func dropped(_ e: SoundEvent, reason: String) -> AudioClipReady {
-        AudioClipReady(eventId: e.id, type: e.type, status: .dropped, start: e.start, end: e.end, firstFrame: 0,
-                       frameCount: 0, sampleRate: rate, path: nil, encrypted: false, bytes: 0, reason: reason)
+        .dropped(e, sampleRate: rate, reason: reason)
     }
 
     /// The writer's finished clips, as `.clip` events (and to the receiver).

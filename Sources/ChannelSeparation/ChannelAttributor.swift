@@ -174,20 +174,9 @@ public struct ChannelAttributor: AnalysisConsumer {
         var attributor = try ChannelAttributor(config: config, ringSeconds: 0)
         attributor.position = position
         let delay = AnalysisClock.samples(seconds: config.decisionDelaySeconds)
-        let tolerance = AnalysisClock.samples(seconds: fragmentGapSeconds)
         let publishedIds = Set(published.map(\.id))
-        var groups: [[AttributionCandidate]] = []
-        var groupEnd: SampleTime = .min
-        for c in candidates.sorted(by: { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }) {
-            if !groups.isEmpty, c.event.start <= groupEnd + tolerance {
-                groups[groups.count - 1].append(c)
-                groupEnd = max(groupEnd, c.event.end)
-            } else {
-                groups.append([c])
-                groupEnd = c.event.end
-            }
-        }
-        for group in groups {
+        let sorted = candidates.sorted { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }
+        for group in groups(sorted, event: \.event) {
             let end = group.map(\.event.end).max()!
             // Two seconds' margin: the decisions an audio block brings are published after it, so the journal can end
             // on a block whose decisions went with the crash (snores 20.0–20.6 s before a crash were lost).
@@ -380,18 +369,7 @@ public struct ChannelAttributor: AnalysisConsumer {
         guard !pending.isEmpty else { return [] }
         pending.sort { ($0.event.start, $0.event.id) < ($1.event.start, $1.event.id) }
         let delay = AnalysisClock.samples(seconds: config.decisionDelaySeconds)
-        let tolerance = AnalysisClock.samples(seconds: Self.fragmentGapSeconds)
-        var groups: [[Candidate]] = []
-        var groupEnd: SampleTime = .min
-        for c in pending {
-            if let _ = groups.last, c.event.start <= groupEnd + tolerance {
-                groups[groups.count - 1].append(c)
-                groupEnd = max(groupEnd, c.event.end)
-            } else {
-                groups.append([c])
-                groupEnd = c.event.end
-            }
-        }
+        let groups = Self.groups(pending) { $0.event }
         var out: [AnalysisEvent] = []
         var remaining: [Candidate] = []
         let context = pending
@@ -412,6 +390,25 @@ public struct ChannelAttributor: AnalysisConsumer {
         let horizon = position - AnalysisClock.samples(seconds: historySeconds)
         while let first = published.first, first.end < horizon { published.removeFirst() }
         return out
+    }
+
+    /// `items` (sorted by start) in groups of overlapping events: each starts at most `fragmentGapSeconds` after the
+    /// latest end of its group so far.
+    static func groups<T>(_ items: [T], event: (T) -> SoundEvent) -> [[T]] {
+        let tolerance = AnalysisClock.samples(seconds: fragmentGapSeconds)
+        var groups: [[T]] = []
+        var groupEnd: SampleTime = .min
+        for item in items {
+            let e = event(item)
+            if !groups.isEmpty, e.start <= groupEnd + tolerance {
+                groups[groups.count - 1].append(item)
+                groupEnd = max(groupEnd, e.end)
+            } else {
+                groups.append([item])
+                groupEnd = e.end
+            }
+        }
+        return groups
     }
 
     /// The strongest detection of each channel among `group`'s candidates overlapping `c` (0: none).

@@ -322,6 +322,13 @@ public struct AudioClipReady: Sendable, Codable, Hashable {
         self.firstFrame = firstFrame; self.frameCount = frameCount; self.sampleRate = sampleRate; self.path = path
         self.encrypted = encrypted; self.bytes = bytes; self.reason = reason
     }
+
+    /// `event`'s clip given up before anything was cut or written, for `reason`.
+    public static func dropped(_ event: SoundEvent, sampleRate: Int, reason: String) -> AudioClipReady {
+        AudioClipReady(eventId: event.id, type: event.type, status: .dropped, start: event.start, end: event.end,
+                       firstFrame: 0, frameCount: 0, sampleRate: sampleRate, path: nil, encrypted: false, bytes: 0,
+                       reason: reason)
+    }
 }
 
 /// What a session knows about itself when it starts.

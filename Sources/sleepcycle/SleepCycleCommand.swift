@@ -114,7 +114,7 @@ struct SleepCycleCommand: AsyncParsableCommand {
         return "; '\(shown)' is a file but reads as options: write ./\(shown), or put it after --"
     }
 
-    /// `sleepcycle` or `sleepcycle SUBCOMMAND`, for usage messages.
+    /// `sleepcycle`, `sleepcycle SUBCOMMAND` or `sleepcycle SUBCOMMAND SUBCOMMAND`, for usage messages.
     static func commandName(_ arguments: [String]) -> String {
         // The deepest command named (`sessions report`: its --help lists the options, `sessions --help` none).
         var name = "sleepcycle", commands = configuration.subcommands, rest = arguments[...]

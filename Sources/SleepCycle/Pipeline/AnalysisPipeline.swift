@@ -278,17 +278,12 @@ public final class AnalysisPipeline {
         // record of their written file, went with the process) and of those decided only now. Each is given up with
         // its reason, so the result's `clipsDropped` warning counts them instead of their clips going missing.
         guard let clips = options.clips?.config else { return }
+        let unstored = "the recording was interrupted before its clip was stored"
         for e in ended where clips.wantsClip(e) && !clipped.contains(e.id) {
-            bus.publish(.clip(Self.clipLost(e, "the recording was interrupted before its clip was stored")))
+            bus.publish(.clip(.dropped(e, sampleRate: 0, reason: unstored)))
         }
-        for e in resumedEvents where clips.wantsClip(e) {
-            bus.publish(.clip(Self.clipLost(e, "decided after the recording was interrupted, with its audio gone")))
-        }
-    }
-
-    private static func clipLost(_ e: SoundEvent, _ reason: String) -> AudioClipReady {
-        AudioClipReady(eventId: e.id, type: e.type, status: .dropped, start: e.start, end: e.end, firstFrame: 0,
-                       frameCount: 0, sampleRate: 0, path: nil, encrypted: false, bytes: 0, reason: reason)
+        let late = "decided after the recording was interrupted, with its audio gone"
+        for e in resumedEvents where clips.wantsClip(e) { bus.publish(.clip(.dropped(e, sampleRate: 0, reason: late))) }
     }
 
     /// Steps the pipeline with one source read; returns false at `.end`.

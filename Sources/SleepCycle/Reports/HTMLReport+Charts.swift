@@ -40,7 +40,8 @@ extension HTMLReportWriter {
                 + "data-start=\"\(ISO8601Time.utcString(from: i.start))\" data-end=\"\(ISO8601Time.utcString(from: i.end))\"/>\n"
         }
         out += "</svg>\n"
-        out += "<details><summary>Hypnogram as a table (\(intervals.count) interval\(intervals.count == 1 ? "" : "s"))</summary><div class=\"scroll\"><table>\n"
+        out += "<details><summary>Hypnogram as a table (\(AnalysisResult.counted(intervals.count, "interval")))</summary>"
+            + "<div class=\"scroll\"><table>\n"
             + "<thead><tr><th>From</th><th>To</th><th>Stage</th><th class=\"num\">Duration</th></tr></thead><tbody>\n"
         for i in intervals {
             out += "<tr><td>\(clock(i.start))</td><td>\(clock(i.end))</td><td>\(Self.stageName(i.stage))</td>"
@@ -197,7 +198,7 @@ extension HTMLReportWriter {
             last = t
         }
         out += "<path class=\"series\" d=\"\(d)\"/>\n</svg>\n<figcaption class=\"meta\">\(HTMLPage.escape(summary))</figcaption>\n"
-        out += "<details><summary>\(HTMLPage.escape(column)) as a table (\(points.count) value\(points.count == 1 ? "" : "s"))"
+        out += "<details><summary>\(HTMLPage.escape(column)) as a table (\(AnalysisResult.counted(points.count, "value")))"
             + "</summary><div class=\"scroll\"><table>\n<thead><tr><th>\(time)</th><th class=\"num\">\(HTMLPage.escape(column))</th>"
             + "</tr></thead><tbody>\n"
         for (t, v) in points {

@@ -30,6 +30,9 @@ extension AnalysisResult {
                     + "\(source.sampleRate) Hz, \(source.channels == 1 ? "mono" : "\(source.channels) channels")"]
     }
 
+    /// `n` and `noun`, plural unless one: "1 snore", "2 snores".
+    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func hm(_ seconds: Double) -> String {
         // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
         if seconds > 0 && seconds < 9.95 { return String(format: "%.1f s", seconds) }
@@ -81,14 +84,14 @@ extension AnalysisResult {
                 guard !sounds.isEmpty else { continue }
                 let total = sounds.reduce(0) { $0 + $1.end.timeIntervalSince($1.start) }
                 out.append("  \(type.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  "
-                           + "\(sounds.count) event\(sounds.count == 1 ? "" : "s"), \(hm(total))")
+                           + "\(Self.counted(sounds.count, "event")), \(hm(total))")
             }
             if statistics.snoreTime > 0 {
                 out.append("  snore time \(hm(statistics.snoreTime)) in \(statistics.snoreSessions.count) session(s), "
                            + "snore score \(String(format: "%.1f", statistics.snoreScore))")
             }
             for s in snorers {
-                out.append("  snorer \(s.snorer)   \(s.snoreCount) snore\(s.snoreCount == 1 ? "" : "s"), \(hm(s.snoreTime))")
+                out.append("  snorer \(s.snorer)   \(Self.counted(s.snoreCount, "snore")), \(hm(s.snoreTime))")
             }
             let clips = events.compactMap(\.clip)
             if let first = clips.first {
