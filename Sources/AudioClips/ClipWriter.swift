@@ -35,6 +35,8 @@ final class ClipWriter: @unchecked Sendable {
         var ready: AudioClipReady
         var probability: Double
         var file: String?
+        /// The event's sleeper with two sleepers (the per-type limit is per sleeper), else nil.
+        var sleeper: AudioChannel?
     }
 
     let config: AudioClipsConfig
@@ -134,20 +136,21 @@ final class ClipWriter: @unchecked Sendable {
             d.status = .dropped; d.reason = reason; d.path = nil; d.bytes = 0; d.encrypted = false
             return out + [ClipDelivery(clip: d, event: e, samples: .float([]))]
         }
-        // The per-type limit: make room by giving up the least probable clip of the type, if this one beats it.
+        // The per-type limit (per sleeper with two sleepers, so that one sleeper's events cannot take all of them):
+        // make room by giving up the least probable clip of the type, if this one beats it.
         if let limit = config.maxClipsPerType {
-            let ofType = kept.values.filter { $0.ready.type == e.type }
+            let ofType = kept.values.filter { $0.ready.type == e.type && $0.sleeper == e.channel }
             if ofType.count >= limit, let weakest = ofType.min(by: { ($0.probability, -$0.ready.eventId) < ($1.probability, -$1.ready.eventId) }) {
-                guard e.probability > weakest.probability else {
-                    return drop("more probable \(e.type.rawValue) events kept their clips (limit \(limit) per type)")
-                }
                 // The same words as a clip dropped unwritten: the warning lists each reason once.
-                out.append(giveUp(weakest.ready.eventId, reason: "more probable \(e.type.rawValue) events kept their "
-                    + "clips (limit \(limit) per type)"))
+                let reason = "more probable \(e.type.rawValue) events "
+                    + (e.channel.map { "of the \($0.name) sleeper " } ?? "")
+                    + "kept their clips (limit \(limit) per type" + (e.channel == nil ? ")" : " and sleeper)")
+                guard e.probability > weakest.probability else { return drop(reason) }
+                out.append(giveUp(weakest.ready.eventId, reason: reason))
             }
         }
         guard let directory = output.directory else {
-            kept[e.id] = Kept(ready: ready, probability: e.probability, file: nil)
+            kept[e.id] = Kept(ready: ready, probability: e.probability, file: nil, sleeper: e.channel)
             return out + [ClipDelivery(clip: ready, event: e, samples: samples)]
         }
         let folder = output.folderName(e.channel)
@@ -183,7 +186,7 @@ final class ClipWriter: @unchecked Sendable {
         // A clip whose name was already taken replaced an earlier run's clip of the same event (the same recording
         // gives the same session and event ids), which that run's result names: it is never removed, even if this
         // run gives the clip up.
-        kept[e.id] = Kept(ready: ready, probability: e.probability, file: existed ? nil : path)
+        kept[e.id] = Kept(ready: ready, probability: e.probability, file: existed ? nil : path, sleeper: e.channel)
         totalBytes += Int64(bytes.count)
         out.append(ClipDelivery(clip: ready, event: e, samples: samples))
         // The night's size cap: give up the least probable clips (possibly this one) until it fits.

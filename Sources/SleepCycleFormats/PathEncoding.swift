@@ -23,6 +23,14 @@ public enum PathEncoding {
         return slash == bytes.startIndex ? "/" : string(fromBytes: bytes[..<slash])
     }
 
+    /// `path` with every symbolic link, `.` and `..` resolved (`realpath(3)`), or nil if it does not exist.
+    public static func resolved(_ path: String) -> String? {
+        withCString(path) { realpath($0, nil) }.map { resolved in
+            defer { free(resolved) }
+            return string(fromBytes: UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
+        }
+    }
+
     /// The string for a file name's bytes.
     public static func string<Bytes: Collection<UInt8>>(fromBytes bytes: Bytes) -> String {
         var scalars = String.UnicodeScalarView()

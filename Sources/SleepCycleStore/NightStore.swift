@@ -20,6 +20,9 @@ public final class NightStore: @unchecked Sendable {
     private let writer: (any DatabaseWriter)?
     /// The private copy a read-only store is read from when its write-ahead log cannot be read in place.
     private var copy: StoreCopy?
+    /// The database file with symbolic links resolved: the store the clips index names as the one that indexed a
+    /// clip (`clip.store`).
+    private let indexingPath: String
 
     /// Where the store is when neither `--store` nor anything else says: `$SLEEPCYCLE_STORE`, else
     /// `$XDG_DATA_HOME/sleepcycle/nights.sqlite`, else `~/.local/share/sleepcycle/nights.sqlite`.
@@ -51,6 +54,7 @@ public final class NightStore: @unchecked Sendable {
             try Self.migrator.migrate(pool)
             reader = pool
             writer = pool
+            indexingPath = PathEncoding.resolved(path) ?? path
         } catch let error as StoreError {
             throw error
         } catch {
@@ -107,13 +111,20 @@ public final class NightStore: @unchecked Sendable {
     public static func existingForReading(path: String) throws(StoreError) -> NightStore? {
         switch try contents(of: path) {
         case .nothing: return nil
-        case .olderStore: return try NightStore(path: path)
+        case .olderStore:
+            do {
+                return try NightStore(path: path)
+            } catch where error.kind == .unwritable && (try? readableUnchanged(path)) == true {
+                // A backup on read-only media, written by an earlier build whose schema the readers can read as it is.
+                return try NightStore(readingOnly: path)
+            }
         case .store: return try NightStore(readingOnly: path)
         }
     }
 
     private init(readingOnly path: String) throws(StoreError) {
         self.path = path
+        indexingPath = PathEncoding.resolved(path) ?? path
         do {
             (reader, copy) = try Self.readOnlyQueue(path: path, configuration: Self.configuration())
             writer = nil
@@ -142,11 +153,7 @@ public final class NightStore: @unchecked Sendable {
             return (try opened(path), nil)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
             // SQLite keeps the log beside the file a link names (a store opened through a link to it).
-            let real = PathEncoding.withCString(path) { realpath($0, nil) }.map { resolved in
-                defer { free(resolved) }
-                return PathEncoding.string(fromBytes: UnsafeBufferPointer(start: resolved, count: strlen(resolved))
-                    .map { UInt8(bitPattern: $0) })
-            } ?? path
+            let real = PathEncoding.resolved(path) ?? path
             var st = stat()
             guard PathEncoding.withCString(real + "-wal", { stat($0, &st) }) == 0, st.st_size > 0 else {
                 return (try DatabaseQueue(path: immutableURI(path), configuration: configuration), nil)
@@ -162,6 +169,16 @@ public final class NightStore: @unchecked Sendable {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
+    /// Whether the readers can read the store at `path` without upgrading it: the migrations since v2 only add
+    /// columns no reader selects.
+    private static func readableUnchanged(_ path: String) throws -> Bool {
+        let (queue, copy) = try readOnlyQueue(path: path)
+        defer { withExtendedLifetime(copy) {} }
+        return try queue.read { db in
+            try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations").contains("v2: the clips index")
+        }
     }
 
     /// What a file holds, as far as the store is concerned.
@@ -253,6 +270,11 @@ public final class NightStore: @unchecked Sendable {
                 t.primaryKey(["nightId", "path"])
             }
         }
+        migrator.registerMigration("v3: the store that indexed each clip") { db in
+            // The store file (symbolic links resolved) whose recorder indexed the clip: deleting the night from a copy
+            // of the store must not remove the files the original still lists. NULL in rows an older build wrote.
+            try db.alter(table: "clip") { t in t.add(column: "store", .text) }
+        }
         return migrator
     }
 
@@ -296,8 +318,8 @@ public final class NightStore: @unchecked Sendable {
                 try db.execute(sql: "INSERT INTO journal (nightId, sequence, position, records) VALUES (?, ?, ?, ?)",
                                arguments: [id.uuidString, chunk.sequence, chunk.position, chunk.records])
                 for file in chunk.clipFiles {
-                    try db.execute(sql: "INSERT OR IGNORE INTO clip (nightId, path) VALUES (?, ?)",
-                                   arguments: [id.uuidString, file])
+                    try db.execute(sql: "INSERT OR IGNORE INTO clip (nightId, path, store) VALUES (?, ?, ?)",
+                                   arguments: [id.uuidString, file, indexingPath])
                 }
             }
             try db.execute(sql: "UPDATE night SET endTime = ?, updatedAt = ? WHERE id = ?",
@@ -419,27 +441,37 @@ public final class NightStore: @unchecked Sendable {
 
     // MARK: - Maintenance
 
+    /// Clip files a deletion left where they are: the store that indexed them is another file, which still exists —
+    /// the night was deleted from a copy of that store, and the original still lists them.
+    public struct KeptClips: Sendable, Equatable {
+        public let night: UUID
+        public let files: Int
+        /// The store that indexed them (symbolic links resolved).
+        public let store: String
+    }
+
     /// Deletes a night, its journal and its audio clips; false if there is no such night. A night being recorded is
-    /// refused.
+    /// refused. Clips another store indexed (this one is a copy of it) are kept and reported to `kept`.
     @discardableResult
-    public func delete(_ id: UUID) throws(StoreError) -> Bool {
+    public func delete(_ id: UUID, kept: (KeptClips) -> Void = { _ in }) throws(StoreError) -> Bool {
         if RecorderLock.recordingNight(storePath: path) == id {
             throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
         }
-        let (deleted, files) = try write("deleting a night") { db in
-            let files = try Self.clipFiles(db, of: [id])
+        let (deleted, rows) = try write("deleting a night") { db in
+            let rows = try Self.clipRows(db, of: [id])
             try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
-            return (db.changesCount == 1, files)
+            return (db.changesCount == 1, rows)
         }
-        Self.remove(clipFiles: files)
+        removeClips(rows, kept: kept)
         reclaimSpace()
         return deleted
     }
 
     /// Deletes the nights that started before `date` (a night being recorded is kept) with their clips; returns
     /// their ids. A damaged night goes too when its id is a session id and its stored start is a number before
-    /// `date`; one whose start cannot be read is kept (its age is unknown: `delete` removes it).
-    public func prune(startedBefore date: Date) throws(StoreError) -> [UUID] {
+    /// `date`; one whose start cannot be read is kept (its age is unknown: `delete` removes it). Clips are kept as
+    /// `delete` keeps them.
+    public func prune(startedBefore date: Date, kept: (KeptClips) -> Void = { _ in }) throws(StoreError) -> [UUID] {
         let recording = RecorderLock.recordingNight(storePath: path)
         let listing = try listing()
         let damaged = Set(listing.damaged.map(\.id))
@@ -448,14 +480,64 @@ public final class NightStore: @unchecked Sendable {
                                 arguments: [date.timeIntervalSince1970])
         }.filter(damaged.contains).compactMap(UUID.init(uuidString:))
         let old = (listing.nights.filter { $0.startTime < date }.map(\.id) + oldDamaged).filter { $0 != recording }
-        let files = try write("pruning nights") { db in
-            let files = try Self.clipFiles(db, of: old)
+        let rows = try write("pruning nights") { db in
+            let rows = try Self.clipRows(db, of: old)
             for id in old { try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString]) }
-            return files
+            return rows
         }
-        Self.remove(clipFiles: files)
+        removeClips(rows, kept: kept)
         reclaimSpace()
         return old
+    }
+
+    /// A row of the clips index.
+    private struct ClipRow {
+        let night: UUID
+        let path: String
+        let store: String?
+    }
+
+    private static func clipRows(_ db: Database, of nights: [UUID]) throws -> [ClipRow] {
+        try nights.flatMap { id in
+            try Row.fetchAll(db, sql: "SELECT path, store FROM clip WHERE nightId = ? ORDER BY path",
+                             arguments: [id.uuidString]).compactMap { row in
+                // Converted without trapping: the index is a file anyone can edit.
+                String.fromDatabaseValue(row["path"]).map {
+                    ClipRow(night: id, path: $0, store: String.fromDatabaseValue(row["store"]))
+                }
+            }
+        }
+    }
+
+    /// Removes the clips of deleted nights that this store indexed, and reports the others, night by night.
+    private func removeClips(_ rows: [ClipRow], kept: (KeptClips) -> Void) {
+        var owners: [String: Bool] = [:]
+        var mine: [String] = []
+        var others: [String: [UUID: Int]] = [:]       // store → night → files kept
+        for row in rows {
+            // A row an older build indexed names no store: removed, as that build would have.
+            guard let store = row.store else { mine.append(row.path); continue }
+            let isMine = owners[store] ?? isThisStore(store)
+            owners[store] = isMine
+            if isMine { mine.append(row.path) } else { others[store, default: [:]][row.night, default: 0] += 1 }
+        }
+        Self.remove(clipFiles: mine)
+        for (store, nights) in others.sorted(by: { $0.key < $1.key }) {
+            for (night, files) in nights.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+                kept(KeptClips(night: night, files: files, store: store))
+            }
+        }
+    }
+
+    /// Whether `other` (a `clip.store`) is this store: the same name, the same file by another name (a hard
+    /// link), or no file any more (this store was moved or renamed, or the one it was copied from removed:
+    /// nobody else lists the clips).
+    private func isThisStore(_ other: String) -> Bool {
+        if other == indexingPath { return true }
+        var theirs = stat(), mine = stat()
+        guard PathEncoding.withCString(other, { stat($0, &theirs) }) == 0 else { return true }
+        guard PathEncoding.withCString(path, { stat($0, &mine) }) == 0 else { return false }
+        return theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino
     }
 
     /// The clip files indexed for `nights`.
@@ -464,6 +546,7 @@ public final class NightStore: @unchecked Sendable {
     }
 
     private static func clipFiles(_ db: Database, of nights: [UUID]) throws -> [String] {
+        // Only `path`: a read-only backup written by an older build has no `store` column.
         try nights.flatMap { id in
             try String.fetchAll(db, sql: "SELECT path FROM clip WHERE nightId = ? ORDER BY path", arguments: [id.uuidString])
         }

@@ -175,10 +175,10 @@ struct Analyze: ParsableCommand {
         let clipLinks = ReportFormat.clipLinks(clipsDirectory: clipOptions.clips, output: destination)
         if var two = separated {
             if snorers { two = two.labellingSnorers() }
-            try destination.write(ReportFormat.render(two, format: format, clipURL: clipLinks))
+            try destination.write(ReportFormat.render(two, format: format, clips: clipLinks))
             return
         }
         if snorers { result = result.labellingSnorers() }
-        try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
+        try destination.write(ReportFormat.render(result, format: format, clips: clipLinks))
     }
 }

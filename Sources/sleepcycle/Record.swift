@@ -237,9 +237,9 @@ struct Record: AsyncParsableCommand {
         }
         let clipLinks = ReportFormat.clipLinks(clipsDirectory: options.clips?.directory, output: destination)
         if let separated = await engine.separatedResult {
-            try destination.write(ReportFormat.render(separated, format: format, clipURL: clipLinks))
+            try destination.write(ReportFormat.render(separated, format: format, clips: clipLinks))
         } else {
-            try destination.write(ReportFormat.render(result, format: format, clipURL: clipLinks))
+            try destination.write(ReportFormat.render(result, format: format, clips: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }

@@ -162,8 +162,8 @@ extension Sessions {
             let clipLinks = ReportFormat.clipLinks(clipsDirectory: nil, clipFiles: try nights.clipFiles(of: night.id),
                                                    output: destination)
             switch result {
-            case .one(let r): try destination.write(ReportFormat.render(r, format: format, clipURL: clipLinks))
-            case .two(let r): try destination.write(ReportFormat.render(r, format: format, clipURL: clipLinks))
+            case .one(let r): try destination.write(ReportFormat.render(r, format: format, clips: clipLinks))
+            case .two(let r): try destination.write(ReportFormat.render(r, format: format, clips: clipLinks))
             }
         }
     }
@@ -247,7 +247,7 @@ extension Sessions {
                 guard let id = UUID(uuidString: damaged.id) else { throw StoreError(damaged: damaged, path: store.path) }
                 night = id
             }
-            try store.delete(night)
+            try store.delete(night, kept: warnKept)
             Diagnostics.log.info("deleted night \(night.uuidString)")
         }
     }
@@ -264,11 +264,17 @@ extension Sessions {
         func run() throws {
             diagnostics.bootstrap()
             guard let store = try storeOptions.existing(toWrite: true) else { return }
-            let removed = try store.prune(startedBefore: Date().addingTimeInterval(-olderThan))
+            let removed = try store.prune(startedBefore: Date().addingTimeInterval(-olderThan), kept: warnKept)
             Diagnostics.log.info("pruned \(removed.count) night(s)")
             try OutputTarget.standardOutput.write(removed.map { $0.uuidString + "\n" }.joined())
         }
     }
+}
+
+/// The warning for clips `delete` and `prune` leave in place because another store indexed them.
+private func warnKept(_ kept: NightStore.KeptClips) {
+    let files = AnalysisResult.counted(kept.files, "clip file")
+    Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and still exists (this store is a copy of it)")
 }
 
 /// The list of nights as text, JSON (the contract's `sessions list --format json`) and CSV.

@@ -140,6 +140,27 @@ final class ClipsCommandTests {
         }
     }
 
+    /// With two sleepers the per-type limit is per sleeper: night-wide, all of a type's clips could go to one of them
+    /// (the primary sleeper's snores had none).
+    @Test func thePerTypeLimitIsPerSleeper() throws {
+        let two = AnalyzeCommandTests.repo.appendingPathComponent("Fixtures/two-sleepers.flac").path
+        let r = try AnalyzeCommandTests.analyze([two, "--channel-separation", "bedside", "--clips", temp.path("two"),
+                                                 "--clips-per-type", "1", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let sessions = try #require(json["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 2)
+        for session in sessions {
+            let events = session["events"] as? [[String: Any]] ?? []
+            let snores = events.filter { $0["type"] as? String == "snoring" }
+            #expect(snores.count > 1)
+            #expect(snores.filter { $0["clip"] != nil }.count == 1, "\(snores)")
+            let clipped = Dictionary(grouping: events.filter { $0["clip"] != nil }, by: { $0["type"] as? String ?? "" })
+            #expect(clipped.values.allSatisfy { $0.count == 1 })
+        }
+        #expect(r.stderr.contains("limit 1 per type and sleeper"), "\(r.stderr)")
+    }
+
     @Test func encryptedClipsDecryptWithTheirKeyOnly() throws {
         let key = temp.path("clips.key")
         try Data((String(repeating: "0123456789abcdef", count: 4) + "\n").utf8).write(to: URL(fileURLWithPath: key))
@@ -245,5 +266,44 @@ final class ClipsCommandTests {
         #expect(clips.allSatisfy { !FileManager.default.fileExists(atPath: dir + "/" + $0) })
         #expect(!FileManager.default.fileExists(atPath: dir + "/" + id))
         #expect(FileManager.default.fileExists(atPath: dir + "/notes.txt"))
+    }
+
+    /// The clips index names files by absolute path, so a copy of a store lists the original's clips: deleting the
+    /// night from the copy keeps them (with a warning naming the original); from a moved store it removes them.
+    @Test func aCopyOfTheStoreLeavesTheOriginalsClips() throws {
+        let store = temp.path("nights.sqlite"), copy = temp.path("backup.sqlite"), moved = temp.path("moved.sqlite")
+        let dir = temp.path("clips")
+        let r = try BuiltBinary.run(["record"] + RecordCommandTests.rawArgs + ["--store", store, "--start",
+                                    RecordCommandTests.start, "--clips", dir, "--format", "json"],
+                                    stdin: try RecordCommandTests.rawNight())
+        #expect(r.status == 0, "\(r.stderr)")
+        let clips = try Self.events(r.stdout).compactMap { $0["clip"] as? String }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let id = try #require(json["sessionId"] as? String)
+        #expect(!clips.isEmpty)
+        let second = temp.path("second.sqlite")
+        for target in [copy, second] {
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: store + suffix) {
+                try FileManager.default.copyItem(atPath: store + suffix, toPath: target + suffix)
+            }
+        }
+        let fromCopy = try BuiltBinary.run(["sessions", "delete", id, "--store", copy])
+        #expect(fromCopy.status == 0, "\(fromCopy.stderr)")
+        #expect(fromCopy.stderr.contains("its \(clips.count) clip files kept") && fromCopy.stderr.contains(store),
+                "\(fromCopy.stderr)")
+        #expect(clips.allSatisfy { FileManager.default.fileExists(atPath: dir + "/" + $0) })
+        #expect(try BuiltBinary.run(["sessions", "list", "--store", copy]).stdout.contains("no nights stored"))
+        // The original, moved: nobody else lists the clips any more.
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store + suffix) {
+            try FileManager.default.moveItem(atPath: store + suffix, toPath: moved + suffix)
+        }
+        let fromMoved = try BuiltBinary.run(["sessions", "delete", id, "--store", moved])
+        #expect(fromMoved.status == 0 && !fromMoved.stderr.contains("kept"), "\(fromMoved.stderr)")
+        #expect(clips.allSatisfy { !FileManager.default.fileExists(atPath: dir + "/" + $0) })
+        #expect(!FileManager.default.fileExists(atPath: dir + "/" + id))
+        // A copy that still holds the night: its report lists the clips as not found, with no player.
+        let page = try BuiltBinary.run(["sessions", "show", id, "--store", second, "--format", "html"])
+        #expect(page.status == 0 && !page.stdout.contains("<audio"), "\(page.stderr)")
+        #expect(page.stdout.components(separatedBy: "(file not found)").count == clips.count + 1)
     }
 }

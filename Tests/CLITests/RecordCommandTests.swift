@@ -677,6 +677,31 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "the private copy is removed")
     }
 
+    /// A read-only backup written by the build before the clips index named its store (schema v2): the readers
+    /// need nothing v3 added, so it is read as it is rather than refused for want of an upgrade it cannot take.
+    @Test func aReadOnlyBackupOfTheLastSchemaIsReadAsItIs() throws {
+        let folder = temp.path("v2")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/nights.sqlite"
+        let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", path, "--duration", "2s"],
+                                    stdin: Data(count: 32_000 * 3))
+        #expect(r.status == 0, "\(r.stderr)")
+        let id = try #require(try NightStore(path: path).nights().first?.id)
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "ALTER TABLE clip DROP COLUMN store")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v3:%'")
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+        }
+        try? FileManager.default.removeItem(atPath: path + ".lock")
+        chmod(temp.url.path, 0o755); chmod(path, 0o644); chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        guard let list = try runAsNobody(["sessions", "list", "--store", path, "--format", "csv"]) else { return }
+        #expect(list.status == 0 && list.stdout.contains(id.uuidString), "\(list.stdout) \(list.stderr)")
+        let show = try runAsNobody(["sessions", "show", String(id.uuidString.prefix(8)), "--store", path, "--format", "html"])
+        #expect(show?.status == 0 && show?.stdout.contains("<html") == true, "\(show?.stderr ?? "")")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["nights.sqlite"])
+    }
+
     /// A store named by one character in the current folder (`--store x`): Foundation's path code trapped (SIGILL).
     @Test func aOneCharacterStoreName() throws {
         let folder = temp.path("one")

@@ -7,7 +7,13 @@ public struct HTMLReportOptions: Sendable {
     /// The URL (relative to the report, or absolute) an event's clip plays from; nil: the clip is listed without a
     /// player (an encrypted clip, or a clip whose folder is unknown).
     public var clipURL: @Sendable (EventClip) -> String?
-    public init(clipURL: @escaping @Sendable (EventClip) -> String? = { _ in nil }) { self.clipURL = clipURL }
+    /// Whether a clip's file is known to be gone (a stored night's clip removed since): listed as not found.
+    public var clipMissing: @Sendable (EventClip) -> Bool
+    public init(clipURL: @escaping @Sendable (EventClip) -> String? = { _ in nil },
+                clipMissing: @escaping @Sendable (EventClip) -> Bool = { _ in false }) {
+        self.clipURL = clipURL
+        self.clipMissing = clipMissing
+    }
 }
 
 extension AnalysisResult {
@@ -268,7 +274,8 @@ struct HTMLReportWriter {
                     + "</audio>"
             } else {
                 out += " — <code>\(HTMLPage.escape(clip.path))</code>"
-                    + (clip.path.hasSuffix(".enc") ? " (encrypted: sleepcycle clips decrypt)" : "")
+                    + (options.clipMissing(clip) ? " (file not found)"
+                       : clip.path.hasSuffix(".enc") ? " (encrypted: sleepcycle clips decrypt)" : "")
             }
             out += "</li>\n"
         }

@@ -31,7 +31,7 @@ extension AnalysisResult {
     }
 
     /// `n` and `noun`, plural unless one: "1 snore", "2 snores".
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    public static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     static func hm(_ seconds: Double) -> String {
         // Short, non-zero durations (a cough, a word) keep a decimal: "0.2 s", not "0 s".
