@@ -189,3 +189,45 @@ enum InputKind: Equatable {
         return .other
     }
 }
+
+/// An audio file's container, told by its first bytes: what `record --input` (headerless PCM) refuses rather than
+/// analysing its header and compressed data as samples (a FLAC file was 83 s of noise).
+enum AudioContainer: Equatable, CustomStringConvertible {
+    case wav, flac, ogg, aiff, caf, au, mp3, wavpack
+
+    /// Bytes needed to tell them apart.
+    static let headerBytes = 12
+
+    /// The container whose header `bytes` starts with, or nil. Each signature is 3–4 bytes at offset 0 (and the
+    /// form type at 8 for RIFF and AIFF): as 16-bit samples they are loud, specific values no recording starts
+    /// with by chance (at most one in 2^32). An MP3 without an ID3 tag starts with a frame sync (0xFFE), which raw
+    /// audio can: only the tag is taken.
+    init?(header bytes: UnsafeRawBufferPointer) {
+        func at(_ offset: Int, _ text: String) -> Bool {
+            let t = Array(text.utf8)
+            return bytes.count >= offset + t.count && bytes[offset..<(offset + t.count)].elementsEqual(t)
+        }
+        if (at(0, "RIFF") || at(0, "RIFX") || at(0, "RF64") || at(0, "BW64")) && at(8, "WAVE") { self = .wav }
+        else if at(0, "fLaC") { self = .flac }
+        else if at(0, "OggS") { self = .ogg }
+        else if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { self = .aiff }
+        else if at(0, "caff") { self = .caf }
+        else if at(0, ".snd") { self = .au }
+        else if at(0, "ID3") { self = .mp3 }
+        else if at(0, "wvpk") { self = .wavpack }
+        else { return nil }
+    }
+
+    var description: String {
+        switch self {
+        case .wav: "a WAV file"
+        case .flac: "a FLAC file"
+        case .ogg: "an Ogg file"
+        case .aiff: "an AIFF file"
+        case .caf: "a CAF file"
+        case .au: "an AU file"
+        case .mp3: "an MP3 file"
+        case .wavpack: "a WavPack file"
+        }
+    }
+}

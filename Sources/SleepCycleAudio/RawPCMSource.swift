@@ -83,6 +83,8 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
     private var failure: AudioError?
     private var finished = false
     private var tap: SourceRateTap?
+    /// The first bytes have been looked at for an audio file's header (a WAV or FLAC file given as raw PCM).
+    private var headerChecked = false
 
     /// - Parameters:
     ///   - fileDescriptor: a pipe, FIFO, file or socket (standard input: 0), read from its current position and not
@@ -188,22 +190,48 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
         case .interrupted:
             return   // close() has set `closed`
         case .endOfInput:
+            // An input shorter than a container's header: its whole frames are audio.
+            if !headerChecked, carried > 0 {
+                headerChecked = true
+                convertCarried(carried)
+            }
             endInput(atEndOfInput: true)
         case .bytes(let n):
             let total = carried + n
-            let frames = total / frameBytes
-            let invalid = frames > 0 ? convert(frames: frames) : SampleSanitizer.Result()
-            carried = total - frames * frameBytes
-            if frames > 0 && carried > 0 { chunk.copyMemory(from: chunk + frames * frameBytes, byteCount: carried) }
             lock.withLock {
                 stats.bytesRead += Int64(n)
                 stats.reads += 1
-                stats.framesRead += Int64(frames)
-                if invalid.replaced > 0 {
-                    stats.invalidSamples += Int64(invalid.replaced)
-                    if stats.firstInvalidSampleFrame == nil, let i = invalid.firstIndex {
-                        stats.firstInvalidSampleFrame = framesConverted - Int64(frames) + Int64(i)
-                    }
+            }
+            if !headerChecked {
+                // The first bytes are held (not converted) until there are enough to tell a container's header.
+                if total < AudioContainer.headerBytes { carried = total; return }
+                headerChecked = true
+                if let container = AudioContainer(header: UnsafeRawBufferPointer(start: chunk, count: total)) {
+                    failure = AudioError(.notAudio, path: name, message: "is \(container.description), not headerless "
+                        + "PCM: `sleepcycle analyze` reads it (record --input takes raw \(encoding.rawValue) samples, "
+                        + "e.g. from `arecord -t raw` or `ffmpeg -f \(encoding.rawValue) -`)")
+                    carried = 0
+                    endInput(atEndOfInput: false)
+                    return
+                }
+            }
+            convertCarried(total)
+        }
+    }
+
+    /// Converts the whole frames among the first `total` bytes of `chunk`, and keeps the rest of a frame for the
+    /// next read.
+    private func convertCarried(_ total: Int) {
+        let frames = total / frameBytes
+        let invalid = frames > 0 ? convert(frames: frames) : SampleSanitizer.Result()
+        carried = total - frames * frameBytes
+        if frames > 0 && carried > 0 { chunk.copyMemory(from: chunk + frames * frameBytes, byteCount: carried) }
+        lock.withLock {
+            stats.framesRead += Int64(frames)
+            if invalid.replaced > 0 {
+                stats.invalidSamples += Int64(invalid.replaced)
+                if stats.firstInvalidSampleFrame == nil, let i = invalid.firstIndex {
+                    stats.firstInvalidSampleFrame = framesConverted - Int64(frames) + Int64(i)
                 }
             }
         }

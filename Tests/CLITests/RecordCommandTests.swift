@@ -493,6 +493,14 @@ import Testing
         let closed = try BuiltBinary.shell("\"$0\" record --input - --store '\(closedStore)' --no-status <&-")
         #expect(closed.status == 66 && closed.stderr.split(separator: "\n").count == 1, "\(closed.status) \(closed.stderr)")
         #expect(try NightStore(path: closedStore).nights().isEmpty)
+        // An audio file given as raw PCM (a FLAC file was 83 s of noise and exit 0): one line, 65, no night.
+        let fileStore = storePath("file.sqlite")
+        let flac = AnalyzeCommandTests.repo.appendingPathComponent("Fixtures/example-night.flac").path
+        let given = try BuiltBinary.run(["record", "--input", flac, "--store", fileStore, "--no-status"])
+        #expect(given.status == 65 && given.stderr.split(separator: "\n").count == 1
+                && given.stderr.contains("example-night.flac: is a FLAC file, not headerless PCM"), "\(given.stderr)")
+        #expect(given.stdout.isEmpty)
+        #expect(try NightStore(path: fileStore).nights().isEmpty)
         // No interrupted night: --resume is a one-line error.
         let none = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
         #expect(none.status == 66 && none.stderr.contains("no interrupted night"), "\(none.status) \(none.stderr)")

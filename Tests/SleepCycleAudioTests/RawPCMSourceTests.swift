@@ -101,6 +101,30 @@ struct RawPCMSourceTests {
         Self.expectSameAudio(reads[0], try Self.wavReads(data, c, blockFrames: 1_000), "1-byte writes vs WAV")
     }
 
+    @Test("An audio file given as raw PCM is refused by its header, even one byte at a time; nothing is delivered")
+    func anAudioFileIsNotRawPCM() throws {
+        let c = Case(encoding: .s16le, channels: 1, rate: 16_000)
+        let wav = RawPCMFixture.wav(Self.data(c, frames: 4_000), encoding: c.encoding, rate: c.rate, channels: 1)
+        let flac = Array("fLaC".utf8) + [0, 0, 0, 34] + [UInt8](repeating: 7, count: 2_000)
+        for (bytes, what) in [(wav, "a WAV file"), (flac, "a FLAC file")] {
+            for chunks in [[bytes.count], Array(repeating: 1, count: 20) + [bytes.count - 20]] {
+                let feeder = PipeFeeder(bytes, chunkSizes: chunks)
+                let source = try RawPCMSource(fileDescriptor: feeder.readEnd, name: "night.x", encoding: .s16le,
+                                              sampleRate: 16_000, channels: 1, blockFrames: 400)
+                let r = RawPCMFixture.reads(source)
+                #expect(r.reads.isEmpty && source.statistics.framesRead == 0)
+                let error = try #require(r.error as? AudioError)
+                #expect(error.code == .notAudio && error.description.hasPrefix("night.x: is \(what), not headerless PCM"))
+            }
+        }
+        // Raw audio shorter than a header is audio.
+        let short = PipeFeeder([1, 0, 2, 0, 3, 0], chunkSizes: [2, 2, 2])
+        let source = try RawPCMSource(fileDescriptor: short.readEnd, name: "-", encoding: .s16le, sampleRate: 16_000,
+                                      channels: 1, blockFrames: 400)
+        let r = RawPCMFixture.reads(source)
+        #expect(r.error == nil && RawPCMFixture.audio(r.reads)?.flatMap { $0.channels[0] } == [1, 2, 3].map { Float($0) / 32_768 })
+    }
+
     @Test("A partial trailing frame is dropped with one warning; the whole frames before it are delivered")
     func partialTrailingFrame() throws {
         let samples = RawPCMFixture.s16(frames: 1_000, channels: 2, rate: 16_000)
