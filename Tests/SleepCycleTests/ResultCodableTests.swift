@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SleepCycle
+import SleepCycleBus
 
 /// `AnalysisResult` reads back its own JSON, and encodes to the same keys and values with a `JSONEncoder`.
 @Suite struct ResultCodableTests {
@@ -36,6 +37,18 @@ import Testing
         let ours = try JSONSerialization.jsonObject(with: Data(result.jsonString().utf8)) as? NSDictionary
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(result)) as? NSDictionary
         #expect(ours != nil && ours == encoded)
+    }
+
+    /// A night resumed at another rate has clips written at the earlier rate: `clipStartFrame` counts at the
+    /// result's `source.sampleRate` for every clip (it stayed at 16 kHz: 498 560 read as 11.3 s at 44.1 kHz).
+    @Test func aClipsStartFrameCountsAtTheSourcesRate() throws {
+        let clip = AudioClipReady(eventId: 3, type: .snoring, status: .written, start: 498_560, end: 658_560,
+                                  firstFrame: 498_560, frameCount: 160_000, sampleRate: 16_000,
+                                  path: "a/00003-snoring.flac", encrypted: false, bytes: 1)
+        let clock = AnalysisClock(start: Date(timeIntervalSince1970: 0))
+        #expect(EventClip(clip, clock: clock, sourceRate: 44_100)?.startFrame == 1_374_156)   // 31.16 s
+        #expect(EventClip(clip, clock: clock, sourceRate: 16_000)?.startFrame == 498_560)
+        #expect(EventClip(clip, clock: clock)?.startFrame == 498_560)
     }
 
     @Test func malformedJSONIsAnError() {

@@ -155,7 +155,7 @@ final class ResultCollector {
             sessionId: id, startTime: clock.date(of: start), endTime: clock.date(of: end), source: source,
             events: soundEvents.map { e in
                 var event = SleepEvent(e, clock: clock, sessionId: id)
-                event.clip = clips[e.id].flatMap { EventClip($0, clock: clock) }
+                event.clip = clips[e.id].flatMap { EventClip($0, clock: clock, sourceRate: source.sampleRate) }
                 event.levelDb = eventLevels[e.id]
                 return event
             },

@@ -46,10 +46,17 @@ public struct EventClip: Sendable, Hashable {
         self.path = path; self.start = start; self.end = end; self.startFrame = startFrame
     }
 
-    /// A written clip's place on the session's clock (nil for a clip without a file).
-    init?(_ clip: AudioClipReady, clock: AnalysisClock) {
+    /// A written clip's place on the session's clock (nil for a clip without a file). `sourceRate` is the rate
+    /// `startFrame` counts at (the result's `source.sampleRate`): a night resumed at another rate has clips written
+    /// at the earlier rate, whose first frame is converted (rounded) to it.
+    init?(_ clip: AudioClipReady, clock: AnalysisClock, sourceRate: Int? = nil) {
         guard let path = clip.path else { return nil }
-        self.init(path: path, start: clock.date(of: clip.start), end: clock.date(of: clip.end), startFrame: clip.firstFrame)
+        var frame = clip.firstFrame
+        if let sourceRate, sourceRate != clip.sampleRate, clip.sampleRate > 0 {
+            let r = Int64(clip.sampleRate)
+            frame = (frame * Int64(sourceRate) + r / 2) / r
+        }
+        self.init(path: path, start: clock.date(of: clip.start), end: clock.date(of: clip.end), startFrame: frame)
     }
 }
 
