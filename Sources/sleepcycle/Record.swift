@@ -236,10 +236,17 @@ struct Record: AsyncParsableCommand {
                 + "no audio was recorded (\(reason)); nothing was stored")
         }
         let clipLinks = ReportFormat.clipLinks(clipsDirectory: options.clips?.directory, output: destination)
+        // The text, CSV and HTML are made from the night as stored (its JSON read back), so that `sessions show`
+        // prints the same: the JSON rounds, and a probability of 0.8549 showed as 0.86 here and 0.85 from the store.
+        let asStored = format != .json
         if let separated = await engine.separatedResult {
-            try destination.write(ReportFormat.render(separated, format: format, clips: clipLinks))
+            let shown = asStored ? (try? SeparatedAnalysisResult(json: Data(separated.jsonString().utf8),
+                                                                 config: separated.config)) ?? separated : separated
+            try destination.write(ReportFormat.render(shown, format: format, clips: clipLinks))
         } else {
-            try destination.write(ReportFormat.render(result, format: format, clips: clipLinks))
+            let shown = asStored ? (try? JSONDecoder().decode(AnalysisResult.self, from: Data(result.jsonString().utf8)))
+                ?? result : result
+            try destination.write(ReportFormat.render(shown, format: format, clips: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
     }
