@@ -46,6 +46,16 @@ public struct ClipDelivery: Sendable {
 ///   (overrun, missing input) is silence in the clip.
 /// * Encoding, encryption and writing run on a `ClipWriter` thread; their outcomes are published as `.clip` at the
 ///   consumer's next step and all of them by `.sessionEnded`.
+/// A clip written before a resumed night's interruption, with what the limits weigh it by.
+public struct EarlierClip: Sendable, Equatable {
+    public var clip: AudioClipReady
+    public var probability: Double
+    public var channel: AudioChannel?
+    public init(clip: AudioClipReady, probability: Double, channel: AudioChannel?) {
+        self.clip = clip; self.probability = probability; self.channel = channel
+    }
+}
+
 public struct AudioClips: AnalysisConsumer {
     public let config: AudioClipsConfig
     let writer: ClipWriter
@@ -69,10 +79,13 @@ public struct AudioClips: AnalysisConsumer {
         var shortEvent: Bool
     }
 
-    public init(config: AudioClipsConfig, output: ClipOutput) throws(ClipError) {
+    /// - Parameter earlier: a resumed night's clips written before the interruption: the per-type limit and the size
+    ///   cap count them (they restarted from nothing after a resume), and they may be given up for more probable ones.
+    public init(config: AudioClipsConfig, output: ClipOutput, earlier: [EarlierClip] = []) throws(ClipError) {
         if let problem = config.problem { throw ClipError(.setting, path: "clips", message: problem) }
         self.config = config
         writer = try ClipWriter(config: config, output: output)
+        writer.seed(earlier)
         receiver = output.receiver
     }
 

@@ -60,6 +60,19 @@ final class ClipWriter: @unchecked Sendable {
         if let directory = output.directory { try AudioClipsFolder.prepare(directory) }
     }
 
+    /// Counts a resumed night's earlier clips (before the thread starts): kept as this night's own, so that the
+    /// limits hold across the resume and giving one up removes its file.
+    func seed(_ earlier: [EarlierClip]) {
+        condition.lock()
+        defer { condition.unlock() }
+        precondition(thread == nil, "seed before the first clip")
+        for e in earlier where e.clip.status == .written {
+            let file = e.clip.path.flatMap { path in output.directory.map { $0 + "/" + path } }
+            kept[e.clip.eventId] = Kept(ready: e.clip, probability: e.probability, file: file, sleeper: e.channel)
+            totalBytes += Int64(e.clip.bytes)
+        }
+    }
+
     func submit(_ job: Job) {
         condition.lock()
         if thread == nil {

@@ -193,13 +193,13 @@ enum InputKind: Equatable {
 /// An audio file's container, told by its first bytes: what `record --input` (headerless PCM) refuses rather than
 /// analysing its header and compressed data as samples (a FLAC file was 83 s of noise).
 enum AudioContainer: Equatable, CustomStringConvertible {
-    case wav, flac, ogg, aiff, caf, au, mp3, wavpack
+    case wav, wave64, flac, ogg, aiff, caf, au, mp3, wavpack
 
     /// Bytes needed to tell them apart.
     static let headerBytes = 12
 
     /// The container whose header `bytes` starts with, or nil. Each signature is 3–4 bytes at offset 0 (and the
-    /// form type at 8 for RIFF and AIFF): as 16-bit samples they are loud, specific values no recording starts
+    /// form type at 8 for RIFF and AIFF; Wave64's GUID `riff` and its next 4 bytes): as 16-bit samples they are loud, specific values no recording starts
     /// with by chance (at most one in 2^32). An MP3 without an ID3 tag starts with a frame sync (0xFFE), which raw
     /// audio can: only the tag is taken.
     init?(header bytes: UnsafeRawBufferPointer) {
@@ -208,6 +208,7 @@ enum AudioContainer: Equatable, CustomStringConvertible {
             return bytes.count >= offset + t.count && bytes[offset..<(offset + t.count)].elementsEqual(t)
         }
         if (at(0, "RIFF") || at(0, "RIFX") || at(0, "RF64") || at(0, "BW64")) && at(8, "WAVE") { self = .wav }
+        else if at(0, "riff"), bytes.count >= 8, bytes[4..<8].elementsEqual([0x2E, 0x91, 0xCF, 0x11]) { self = .wave64 }
         else if at(0, "fLaC") { self = .flac }
         else if at(0, "OggS") { self = .ogg }
         else if at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC")) { self = .aiff }
@@ -218,9 +219,13 @@ enum AudioContainer: Equatable, CustomStringConvertible {
         else { return nil }
     }
 
+    /// Whether `sleepcycle analyze` reads it (libsndfile has no WavPack).
+    var analyzable: Bool { self != .wavpack }
+
     var description: String {
         switch self {
         case .wav: "a WAV file"
+        case .wave64: "a Wave64 file"
         case .flac: "a FLAC file"
         case .ogg: "an Ogg file"
         case .aiff: "an AIFF file"

@@ -207,9 +207,7 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
                 if total < AudioContainer.headerBytes { carried = total; return }
                 headerChecked = true
                 if let container = AudioContainer(header: UnsafeRawBufferPointer(start: chunk, count: total)) {
-                    failure = AudioError(.notAudio, path: name, message: "is \(container.description), not headerless "
-                        + "PCM: `sleepcycle analyze` reads it (record --input takes raw \(encoding.rawValue) samples, "
-                        + "e.g. from `arecord -t raw` or `ffmpeg -f \(encoding.rawValue) -`)")
+                    failure = Self.notRawPCM(container, name: name, encoding: encoding)
                     carried = 0
                     endInput(atEndOfInput: false)
                     return
@@ -217,6 +215,28 @@ public final class RawPCMSource: AudioSource, @unchecked Sendable {
             }
             convertCarried(total)
         }
+    }
+
+    /// The refusal of an audio file given as raw PCM.
+    private static func notRawPCM(_ container: AudioContainer, name: String, encoding: RawPCMEncoding) -> AudioError {
+        let file = container.analyzable ? "`sleepcycle analyze` reads it" : "convert it (e.g. to FLAC) for `sleepcycle analyze`"
+        return AudioError(.notAudio, path: name, message: "is \(container.description), not headerless PCM: \(file) "
+            + "(record --input takes raw \(encoding.rawValue) samples, e.g. from `arecord -t raw` or "
+            + "`ffmpeg -f \(encoding.rawValue) -`)")
+    }
+
+    /// The refusal `read()` would give for `fileDescriptor`, known before anything is read when it is a regular file
+    /// (looked at from its current position, which is left unchanged): a command can refuse before it makes
+    /// anything. nil for any other input (a pipe cannot be looked at without taking its bytes) or raw audio.
+    public static func refusal(fileDescriptor fd: Int32, name: String, encoding: RawPCMEncoding) -> AudioError? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let offset = lseek(fd, 0, SEEK_CUR)
+        guard offset >= 0 else { return nil }
+        var header = [UInt8](repeating: 0, count: AudioContainer.headerBytes)
+        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+        guard n == header.count else { return nil }
+        return header.withUnsafeBytes { AudioContainer(header: $0) }.map { notRawPCM($0, name: name, encoding: encoding) }
     }
 
     /// Converts the whole frames among the first `total` bytes of `chunk`, and keeps the rest of a frame for the

@@ -31,6 +31,28 @@ public enum PathEncoding {
         }
     }
 
+    /// `component` (a path component, or a path when `keepingSlashes`) percent-encoded by its original bytes for a
+    /// URL: letters, digits and `-._~!$&'()*+,=:@` stay, every other byte becomes `%XX` — a name that is not UTF-8
+    /// too (Foundation would encode its escape scalars' UTF-8, a file that does not exist).
+    public static func urlEncoded(_ component: String, keepingSlashes: Bool = false) -> String {
+        let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,=:@".utf8)
+        var out = ""
+        for b in bytes(component) {
+            if kept.contains(b) || (keepingSlashes && b == UInt8(ascii: "/")) {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    /// Whether something exists at `path` (not following a last symbolic link's absence: a dangling link is absent).
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return withCString(path) { stat($0, &st) } == 0
+    }
+
     /// The string for a file name's bytes.
     public static func string<Bytes: Collection<UInt8>>(fromBytes bytes: Bytes) -> String {
         var scalars = String.UnicodeScalarView()
@@ -104,4 +126,8 @@ extension PathEncoding {
         }
         return nil
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

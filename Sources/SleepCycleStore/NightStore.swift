@@ -441,13 +441,21 @@ public final class NightStore: @unchecked Sendable {
 
     // MARK: - Maintenance
 
-    /// Clip files a deletion left where they are: the store that indexed them is another file, which still exists —
-    /// the night was deleted from a copy of that store, and the original still lists them.
+    /// Clip files a deletion left where they are, because another store may still list them.
     public struct KeptClips: Sendable, Equatable {
+        public enum Reason: Sendable, Equatable {
+            /// The store that indexed them is another file that lists them for this night: the night was deleted
+            /// from a copy of that store.
+            case listedThere
+            /// The store that indexed them could not be looked at (a folder the user may not search, a file they
+            /// may not read): kept rather than taken from a store that may still list them.
+            case unchecked
+        }
         public let night: UUID
         public let files: Int
         /// The store that indexed them (symbolic links resolved).
         public let store: String
+        public let reason: Reason
     }
 
     /// Deletes a night, its journal and its audio clips; false if there is no such night. A night being recorded is
@@ -457,6 +465,7 @@ public final class NightStore: @unchecked Sendable {
         if RecorderLock.recordingNight(storePath: path) == id {
             throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
         }
+        try refuseWhileRecordedUnderAnotherName()
         let (deleted, rows) = try write("deleting a night") { db in
             let rows = try Self.clipRows(db, of: [id])
             try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
@@ -472,6 +481,7 @@ public final class NightStore: @unchecked Sendable {
     /// `date`; one whose start cannot be read is kept (its age is unknown: `delete` removes it). Clips are kept as
     /// `delete` keeps them.
     public func prune(startedBefore date: Date, kept: (KeptClips) -> Void = { _ in }) throws(StoreError) -> [UUID] {
+        try refuseWhileRecordedUnderAnotherName()
         let recording = RecorderLock.recordingNight(storePath: path)
         let listing = try listing()
         let damaged = Set(listing.damaged.map(\.id))
@@ -488,6 +498,14 @@ public final class NightStore: @unchecked Sendable {
         removeClips(rows, kept: kept)
         reclaimSpace()
         return old
+    }
+
+    /// `delete` and `prune` through a link to a store a recorder is writing under its own name: the night being
+    /// recorded cannot be told apart (a delete through a link deleted it, and through a hard link damaged the store).
+    private func refuseWhileRecordedUnderAnotherName() throws(StoreError) {
+        guard RecorderLock.heldUnderAnotherName(storePath: path) else { return }
+        throw StoreError(.busy, path: path, message: "a recorder is writing this store under another name (a link to "
+            + "it); stop the recorder first, or use the name it records to")
     }
 
     /// A row of the clips index.
@@ -511,33 +529,49 @@ public final class NightStore: @unchecked Sendable {
 
     /// Removes the clips of deleted nights that this store indexed, and reports the others, night by night.
     private func removeClips(_ rows: [ClipRow], kept: (KeptClips) -> Void) {
-        var owners: [String: Bool] = [:]
+        struct Key: Hashable { let store: String; let night: UUID }
+        var owners: [Key: KeptClips.Reason?] = [:]      // nil: this store's clips
         var mine: [String] = []
-        var others: [String: [UUID: Int]] = [:]       // store → night → files kept
+        var others: [Key: (reason: KeptClips.Reason, files: [String])] = [:]
         for row in rows {
             // A row an older build indexed names no store: removed, as that build would have.
             guard let store = row.store else { mine.append(row.path); continue }
-            let isMine = owners[store] ?? isThisStore(store)
-            owners[store] = isMine
-            if isMine { mine.append(row.path) } else { others[store, default: [:]][row.night, default: 0] += 1 }
+            let key = Key(store: store, night: row.night)
+            let reason = owners[key] ?? owner(of: row.night, indexedBy: store)
+            owners[key] = reason
+            if let reason { others[key, default: (reason, [])].files.append(row.path) } else { mine.append(row.path) }
         }
-        Self.remove(clipFiles: mine)
-        for (store, nights) in others.sorted(by: { $0.key < $1.key }) {
-            for (night, files) in nights.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-                kept(KeptClips(night: night, files: files, store: store))
-            }
+        // A folder that holds kept clips is not swept for unindexed clip files: they may be the other store's.
+        Self.remove(clipFiles: mine, sparing: Set(others.values.flatMap(\.files).map { PathEncoding.folder(of: $0) }))
+        for (key, value) in others.sorted(by: { ($0.key.store, $0.key.night.uuidString) < ($1.key.store, $1.key.night.uuidString) }) {
+            kept(KeptClips(night: key.night, files: value.files.count, store: key.store, reason: value.reason))
         }
     }
 
-    /// Whether `other` (a `clip.store`) is this store: the same name, the same file by another name (a hard
-    /// link), or no file any more (this store was moved or renamed, or the one it was copied from removed:
-    /// nobody else lists the clips).
-    private func isThisStore(_ other: String) -> Bool {
-        if other == indexingPath { return true }
+    /// Whether the clips of `night` that the store `other` (a `clip.store`) indexed are another store's to keep:
+    /// nil when they are this store's — the same name, the same file by another name (a hard link), no file there
+    /// any more (this store was moved or renamed, or the one it was copied from removed), or a file there that does
+    /// not list them (another store, or anything else, made at a moved store's old path).
+    private func owner(of night: UUID, indexedBy other: String) -> KeptClips.Reason? {
+        if other == indexingPath { return nil }
         var theirs = stat(), mine = stat()
-        guard PathEncoding.withCString(other, { stat($0, &theirs) }) == 0 else { return true }
-        guard PathEncoding.withCString(path, { stat($0, &mine) }) == 0 else { return false }
-        return theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino
+        guard PathEncoding.withCString(other, { stat($0, &theirs) }) == 0 else {
+            return errno == ENOENT || errno == ENOTDIR ? nil : .unchecked
+        }
+        if PathEncoding.withCString(path, { stat($0, &mine) }) == 0, theirs.st_dev == mine.st_dev,
+           theirs.st_ino == mine.st_ino {
+            return nil
+        }
+        guard (theirs.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard PathEncoding.withCString(other, { access($0, R_OK) }) == 0 else { return .unchecked }
+        let lists: Bool? = try? {
+            let (queue, copy) = try Self.readOnlyQueue(path: other)
+            defer { withExtendedLifetime(copy) {} }
+            return try queue.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM clip WHERE nightId = ?", arguments: [night.uuidString]) ?? 0
+            } > 0
+        }()
+        return lists == true ? .listedThere : nil
     }
 
     /// The clip files indexed for `nights`.
@@ -560,13 +594,13 @@ public final class NightStore: @unchecked Sendable {
     ///
     /// A listed path is removed only when it looks like a clip in a session folder (`isClipName` inside a folder named
     /// by a UUID): the index is a file anyone can edit, and a row naming another file must not delete it.
-    private static func remove(clipFiles files: [String]) {
+    private static func remove(clipFiles files: [String], sparing spared: Set<String> = []) {
         var folders = Set<String>()
         for file in files where isClipPath(file) {
             _ = PathEncoding.withCString(file) { unlink($0) }
             folders.insert(PathEncoding.folder(of: file))
         }
-        for folder in folders {
+        for folder in folders.subtracting(spared) {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isClipName(name) {
                 _ = PathEncoding.withCString(folder + "/" + name) { unlink($0) }
             }

@@ -67,6 +67,24 @@ public final class RecorderLock: @unchecked Sendable {
         return contents(fd: fd).night
     }
 
+    /// Whether a recorder holds the database file at `storePath` under another name (a symbolic or hard link to
+    /// it): its night cannot be told from this name's lock file, and a write through a hard link goes to a log of
+    /// its own beside it (two logs for one database damage it), so the commands that write refuse.
+    static func heldUnderAnotherName(storePath: String) -> Bool {
+        let lock = open(storePath + ".lock", O_RDONLY | O_CLOEXEC)
+        if lock >= 0 {
+            defer { close(lock) }
+            guard flock(lock, LOCK_SH | LOCK_NB) == 0 else { return false }   // held under this very name
+            flock(lock, LOCK_UN)
+        }
+        let database = open(storePath, O_RDONLY | O_CLOEXEC)
+        guard database >= 0 else { return false }
+        defer { close(database) }
+        guard flock(database, LOCK_SH | LOCK_NB) == 0 else { return true }
+        flock(database, LOCK_UN)
+        return false
+    }
+
     private static func contents(fd: Int32) -> (pid: Int32?, night: UUID?) {
         var buffer = [CChar](repeating: 0, count: 128)
         let n = pread(fd, &buffer, buffer.count - 1, 0)

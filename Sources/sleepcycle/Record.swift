@@ -114,6 +114,7 @@ struct Record: AsyncParsableCommand {
         let destination = try OutputTarget.resolve(output, inputs: [input, hr, wearableKey, clipOptions.clipsKey]
             .compactMap { $0 }.filter { $0 != "-" } + OutputTarget.databaseFiles(storeOptions.path),
             made: [clipOptions.clips, PathEncoding.folder(of: storeOptions.path)].compactMap { $0 }.filter { !$0.isEmpty })
+        try refuseAnAudioFileInput()
         let store = try storeOptions.open()
         let resuming = try resume ? interruptedNight(in: store) : nil
         let settings = inputSettings(resuming: resuming)
@@ -249,6 +250,21 @@ struct Record: AsyncParsableCommand {
             try destination.write(ReportFormat.render(shown, format: format, clips: clipLinks))
         }
         if result.warnings.contains(where: { $0.code == .notStored }) { throw ExitCode(CLIError.Status.ioError.rawValue) }
+    }
+
+    /// An audio file given as `--input` (a regular file, or standard input redirected from one) is refused before
+    /// the store, its folder or the clips folder is made; from a pipe the source refuses it at its first bytes.
+    private func refuseAnAudioFileInput() throws {
+        guard let input else { return }
+        let encoding = inputFormat ?? .s16le
+        if input == "-" {
+            if let refusal = RawPCMSource.refusal(fileDescriptor: STDIN_FILENO, name: "-", encoding: encoding) { throw refusal }
+            return
+        }
+        let fd = PathEncoding.withCString(input) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard fd >= 0 else { return }       // the source's own open names the problem
+        defer { close(fd) }
+        if let refusal = RawPCMSource.refusal(fileDescriptor: fd, name: input, encoding: encoding) { throw refusal }
     }
 
     static let alarmCommandKey = "alarmCommand", durationEndKey = "durationEnd"

@@ -274,7 +274,12 @@ extension Sessions {
 /// The warning for clips `delete` and `prune` leave in place because another store indexed them.
 private func warnKept(_ kept: NightStore.KeptClips) {
     let files = AnalysisResult.counted(kept.files, "clip file")
-    Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and still exists (this store is a copy of it)")
+    switch kept.reason {
+    case .listedThere:
+        Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and still lists them (this store is a copy of it)")
+    case .unchecked:
+        Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and cannot be read to tell whether it still lists them")
+    }
 }
 
 /// The list of nights as text, JSON (the contract's `sessions list --format json`) and CSV.

@@ -390,6 +390,36 @@ import Testing
         #expect(message.contains("decided after the recording was interrupted"), "\(message)")
     }
 
+    /// The per-type limit and the size cap hold across a crash: the resumed run counts the clips written before it
+    /// (it started from nothing, and a night ended with 4 snoring clips for `--clips-per-type 2`), and the files on
+    /// disk are the clips the result names.
+    @Test func clipLimitsHoldAcrossAResume() throws {
+        let night = try Self.rawNight()
+        for (name, limit) in [("per-type", ["--clips-per-type", "2"]), ("size", ["--clips-max-size", "500000"])] {
+            let store = storePath("\(name).sqlite"), clips = temp.path("clips-\(name)")
+            try crash(["record"] + Self.rawArgs + ["--store", store, "--start", Self.start, "--clips", clips] + limit,
+                      feeding: night, seconds: 90)
+            let (journaled, back) = try journalEnd(store)
+            let resumed = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store, "--format", "json",
+                                               "--start", back], stdin: Data(night[(Int(journaled * 16_000) * 2)...]))
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
+            let named = (json["events"] as? [[String: Any]] ?? []).compactMap { e in
+                (e["clip"] as? String).map { (type: e["type"] as? String ?? "", path: $0) }
+            }
+            let files = (FileManager.default.enumerator(atPath: clips)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".flac") }
+            #expect(Set(files) == Set(named.map(\.path)), "\(name): files \(files.sorted()) named \(named.map(\.path).sorted())")
+            if name == "per-type" {
+                #expect(Dictionary(grouping: named, by: \.type).values.allSatisfy { $0.count <= 2 }, "\(named)")
+            } else {
+                let bytes = files.reduce(0) { total, file in
+                    total + ((try? FileManager.default.attributesOfItem(atPath: clips + "/" + file)[.size] as? Int) ?? 0)
+                }
+                #expect(bytes <= 500_000 && !files.isEmpty, "\(bytes) bytes of clips")
+            }
+        }
+    }
+
     /// An alarm command that fails is a silent alarm: the recorder says so (it said nothing).
     @Test func aFailingAlarmCommandIsAWarning() throws {
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + ["--store", storePath("fail.sqlite"), "--start", Self.start,
@@ -496,10 +526,17 @@ import Testing
         // An audio file given as raw PCM (a FLAC file was 83 s of noise and exit 0): one line, 65, no night.
         let fileStore = storePath("file.sqlite")
         let flac = AnalyzeCommandTests.repo.appendingPathComponent("Fixtures/example-night.flac").path
-        let given = try BuiltBinary.run(["record", "--input", flac, "--store", fileStore, "--no-status"])
+        let given = try BuiltBinary.run(["record", "--input", flac, "--store", fileStore, "--clips", temp.path("fileclips"),
+                                         "--no-status"])
         #expect(given.status == 65 && given.stderr.split(separator: "\n").count == 1
                 && given.stderr.contains("example-night.flac: is a FLAC file, not headerless PCM"), "\(given.stderr)")
         #expect(given.stdout.isEmpty)
+        // A file is looked at before anything is made: no store, no clips folder.
+        #expect(!FileManager.default.fileExists(atPath: fileStore) && !FileManager.default.fileExists(atPath: temp.path("fileclips")))
+        // Through a pipe the first bytes are the first audio: refused then, with nothing stored.
+        let piped = try BuiltBinary.run(["record", "--input", "-", "--store", fileStore, "--no-status"],
+                                        stdin: try Data(contentsOf: URL(fileURLWithPath: flac)))
+        #expect(piped.status == 65 && piped.stderr.contains("-: is a FLAC file"), "\(piped.stderr)")
         #expect(try NightStore(path: fileStore).nights().isEmpty)
         // No interrupted night: --resume is a one-line error.
         let none = try BuiltBinary.run(["record", "--resume"] + Self.rawArgs + ["--store", store], stdin: Data(count: 64_000))
@@ -708,6 +745,31 @@ import Testing
         let show = try runAsNobody(["sessions", "show", String(id.uuidString.prefix(8)), "--store", path, "--format", "html"])
         #expect(show?.status == 0 && show?.stdout.contains("<html") == true, "\(show?.stderr ?? "")")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["nights.sqlite"])
+    }
+
+    /// `sessions delete` and `prune` through a symbolic or hard link to a store being recorded under its own name:
+    /// refused (75), the night and the store intact. Through a link they deleted the night being recorded (and
+    /// through a hard link, whose write-ahead log is its own, damaged the store).
+    @Test func aStoreRecordedUnderAnotherNameIsNotDeletedThroughALink() throws {
+        let path = temp.path("live.sqlite")
+        let id = UUID()
+        let store = try NightStore(path: path)
+        try store.beginNight(id: id, startTime: Date(timeIntervalSince1970: 1_767_304_800), utcOffsetSeconds: 0,
+                             source: Data("{}".utf8), header: Data("{}".utf8))
+        let lock = try store.lockForRecording()
+        lock.recording(id)
+        // Checkpointed, as a recorder's store is every few minutes: the file itself then holds the night.
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        let soft = temp.path("soft.sqlite"), hard = temp.path("hard.sqlite")
+        #expect(symlink(path, soft) == 0 && link(path, hard) == 0)
+        for name in [soft, hard] {
+            for command in [["sessions", "delete", id.uuidString], ["sessions", "prune", "--older-than", "0s"]] {
+                let r = try BuiltBinary.run(command + ["--store", name])
+                #expect(r.status == 75 && r.stderr.contains("under another name"), "\(command) \(name): \(r.status) \(r.stderr)")
+            }
+        }
+        #expect(try store.nights().map(\.id) == [id])
+        lock.release()
     }
 
     /// A store named by one character in the current folder (`--store x`): Foundation's path code trapped (SIGILL).

@@ -180,6 +180,71 @@ import Testing
                 && !NightStore.isClipName("00042-sneezing.flac") && !NightStore.isClipName("00042-snoring.flac.bak"))
     }
 
+    /// A copy of a store lists the original's clips. Deleting the night from the copy keeps the files the original
+    /// lists and removes only those the copy indexed itself (a night resumed in the copy), without sweeping the
+    /// shared session folder; from a store whose original path now holds something else, they all go.
+    @Test func aCopysDeleteKeepsWhatTheOriginalLists() throws {
+        let fm = FileManager.default
+        let original = try store("original.sqlite")
+        let id = UUID()
+        let folder = dir.appendingPathComponent("clips/\(id.uuidString)")
+        try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+        func touch(_ name: String) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let first = try touch("00001-snoring.flac"), second = try touch("00002-snoring.flac")
+        let unindexed = try touch("00003-talking.flac")      // written by the original's recorder as it crashed
+        try original.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        try original.appendJournal(night: id, chunks: [JournalChunk(sequence: 0, position: 1, records: Data(),
+                                                                    clipFiles: [first, second])], endTime: start)
+        let copyPath = dir.appendingPathComponent("copy.sqlite").path
+        for suffix in ["", "-wal"] where fm.fileExists(atPath: original.path + suffix) {
+            try fm.copyItem(atPath: original.path + suffix, toPath: copyPath + suffix)
+        }
+        let copy = try NightStore(path: copyPath)
+        let resumed = try touch("00004-coughing.flac")
+        try copy.appendJournal(night: id, chunks: [JournalChunk(sequence: 1, position: 2, records: Data(),
+                                                                clipFiles: [resumed])], endTime: start)
+        var kept: [NightStore.KeptClips] = []
+        #expect(try copy.delete(id) { kept.append($0) })
+        #expect(kept == [NightStore.KeptClips(night: id, files: 2, store: original.path, reason: .listedThere)])
+        #expect([first, second, unindexed].allSatisfy { fm.fileExists(atPath: $0) } && !fm.fileExists(atPath: resumed))
+
+        // The original moved away and another file made at its old path: nothing lists the clips any more.
+        let moved = dir.appendingPathComponent("moved.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where fm.fileExists(atPath: original.path + suffix) {
+            try fm.moveItem(atPath: original.path + suffix, toPath: moved + suffix)
+        }
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: original.path))
+        kept = []
+        #expect(try NightStore(path: moved).delete(id) { kept.append($0) })
+        #expect(kept.isEmpty && ![first, second, unindexed, folder.path].contains { fm.fileExists(atPath: $0) })
+    }
+
+    /// `delete` and `prune` through a link to a store a recorder is writing under its own name are refused: the
+    /// link's own lock file does not name the night being recorded (a delete through a symbolic link deleted it;
+    /// through a hard link, whose log is its own, it also damaged the store).
+    @Test func aStoreRecordedUnderAnotherNameIsNotWrittenThroughALink() throws {
+        let s = try store()
+        let id = UUID()
+        try s.beginNight(id: id, startTime: start, utcOffsetSeconds: 0, source: Data("{}".utf8), header: Data())
+        let lock = try s.lockForRecording()
+        lock.recording(id)
+        // (A hard link opened in this process, where SQLite already has the file open by another name, fails to
+        // open at all; `RecordCommandTests.aStoreRecordedUnderAnotherNameIsNotDeletedThroughALink` runs the command.)
+        let soft = dir.appendingPathComponent("soft.sqlite").path
+        #expect(symlink(s.path, soft) == 0)
+        let viaLink = try NightStore(path: soft)
+        #expect(throws: StoreError.self) { try viaLink.delete(id) }
+        #expect(throws: StoreError.self) { _ = try viaLink.prune(startedBefore: Date()) }
+        #expect(throws: StoreError.self) { try s.delete(id) }              // by its own name: the night being recorded
+        lock.release()
+        #expect(try NightStore(path: soft).delete(id))                    // no recorder: through the link is fine
+        #expect(try s.nights().isEmpty)
+    }
+
     /// A full disk (here the store's size limit, which SQLite reports the same way) fails the write with `.full`
     /// and leaves what was stored intact.
     @Test func aFullStoreFailsTheWriteAndKeepsWhatItHas() throws {

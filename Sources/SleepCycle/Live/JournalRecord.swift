@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import AudioClips
 import SleepCycleBus
 import ChannelSeparation
 import EventDetection
@@ -155,6 +156,22 @@ public struct NightReplay: Sendable {
         self.records = records
         self.position = position
         self.separation = separation
+    }
+
+    /// The clips the journal records as written and not given up since, with their events' probability and
+    /// sleeper (`AudioClips`' limits count them on resume).
+    var earlierClips: [EarlierClip] {
+        var events: [Int: SoundEvent] = [:], clips: [Int: AudioClipReady] = [:]
+        for record in records {
+            switch record {
+            case .eventStarted(let e), .eventEnded(let e): events[e.id] = e
+            case .clip(let c): clips[c.eventId] = c
+            default: break
+            }
+        }
+        return clips.values.filter { $0.status == .written }.sorted { $0.eventId < $1.eventId }.map { c in
+            EarlierClip(clip: c, probability: events[c.eventId]?.probability ?? 0, channel: events[c.eventId]?.channel)
+        }
     }
 
     /// The first id free after the journal's events (and candidates).

@@ -19,6 +19,8 @@ public struct PipelineContext: Sendable {
     public var options: PipelineOptions
     /// The id of the first sound event (a resumed night continues after the ids of its journal).
     public var firstEventId = 0
+    /// A resumed night's clips written before the interruption (`NightReplay.earlierClips`).
+    public var earlierClips: [EarlierClip] = []
 }
 
 /// A bus consumer and the capabilities it brings.
@@ -124,7 +126,8 @@ public enum PipelineBuilder {
             let output = ClipOutput(directory: clips.directory, key: clips.key, folderName: folderName,
                                     receiver: receiver, durable: clips.durable)
             list.append(ConsumerRegistration(name: "AudioClips", provides: [.audioClips],
-                                             consumer: try AudioClips(config: config, output: output)))
+                                             consumer: try AudioClips(config: config, output: output,
+                                                                            earlier: context.earlierClips)))
         }
         return list
     }

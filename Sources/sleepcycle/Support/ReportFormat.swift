@@ -1,5 +1,6 @@
 import Foundation
 import SleepCycle
+import SleepCycleFormats
 
 /// The result of `analyze`, `record` and `sessions show|export` in the format asked for (`--format`), with the
 /// HTML report's clips linked from where the report is written.
@@ -42,11 +43,11 @@ enum ReportFormat {
             return clipFiles.first(where: { $0.hasSuffix("/" + clip.path) }).map { URL(fileURLWithPath: $0).standardizedFileURL }
         }
         @Sendable func missing(_ clip: EventClip) -> Bool {
-            file(clip).map { !FileManager.default.fileExists(atPath: $0.path) } ?? false
+            file(clip).map { !PathEncoding.exists($0.path) } ?? false
         }
         return HTMLReportOptions(clipURL: { clip in
             guard !clip.path.hasSuffix(".enc"), !missing(clip), let file = file(clip) else { return nil }
-            guard let base else { return file.absoluteString }
+            guard let base else { return "file://" + PathEncoding.urlEncoded(file.path, keepingSlashes: true) }
             return relativePath(from: base, to: file)
         }, clipMissing: missing)
     }
@@ -57,7 +58,6 @@ enum ReportFormat {
         var common = 0
         while common < from.count, common < to.count - 1, from[common] == to[common] { common += 1 }
         let parts = Array(repeating: "..", count: from.count - common) + to[common...]
-        return parts.map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", ";", "?"])) ?? $0 }
-            .joined(separator: "/")
+        return parts.map { PathEncoding.urlEncoded($0) }.joined(separator: "/")
     }
 }
