@@ -12,6 +12,8 @@ public struct BreathingRateAnalysis: Sendable, Equatable {
     public var spectralBpm: Double
     /// Normalised autocorrelation at the chosen breathing period (−1…1).
     public var periodicity: Double
+    /// The period was doubled because the night's recent rate (`analyze`'s `prior`) is half the burst rate.
+    public var doubledByPrior = false
 }
 
 /// Breathing rate of one window of the envelope: an autocorrelation estimate and a spectral estimate
@@ -102,6 +104,12 @@ public struct BreathingRateAnalyzer: Sendable {
         /// The autocorrelation period is doubled (half a cycle was found) when r at twice the lag exceeds
         /// r at the lag by more than this.
         public var cycleDoublingMargin: Double = 0.05
+        /// The night's rhythm: with a `prior` rate (the recent answers of a steady night), a window whose bursts come
+        /// at twice the prior, with the envelope repeating at the doubled lag nearly as well (r at most this much
+        /// lower) and both within `priorAgreementFraction` of the prior and its double, is taken at the doubled lag:
+        /// one breath of two equal bursts, as the night's other windows found, not breathing suddenly twice as fast.
+        public var priorMargin: Double = 0.2
+        public var priorAgreementFraction: Double = 0.15
         /// Tone alternation: the period is also doubled when the tone of the bursts correlates at most
         /// −`toneAlternation` with the tone one lag later and at least +`toneAlternation` two lags later
         /// (inhale, exhale, inhale, …); the doubled period then needs no spectral line at its own rate and skips
@@ -156,7 +164,11 @@ public struct BreathingRateAnalyzer: Sendable {
     /// alternate in tone at the autocorrelation lag, the lag is half a breath (inhale, then exhale) even when the
     /// two bursts are equally loud and evenly spaced, which the level alone cannot tell from breathing at twice
     /// the rate.
-    public mutating func analyze(_ envelope: ArraySlice<Float>, tone: ArraySlice<Float>? = nil) -> BreathingRateAnalysis? {
+    ///
+    /// `prior`, when given, is the rate (breaths/min) the night has held over its recent windows
+    /// (`BreathingRateEstimator`): equal bursts at twice that rate are taken as its inhale and exhale (`priorMargin`).
+    public mutating func analyze(_ envelope: ArraySlice<Float>, tone: ArraySlice<Float>? = nil,
+                                 prior: Double? = nil) -> BreathingRateAnalysis? {
         let n = min(envelope.count, capacity)
         let fs = parameters.envelopeRateHz
         // Search 10 % beyond the reported range so that a rate just outside it is found (and refused)
@@ -188,7 +200,7 @@ public struct BreathingRateAnalyzer: Sendable {
         // lag first and fall back to the first one if the spectrum does not confirm it. (Trying half the
         // lag as well was measured to turn refusals into burst-rate errors, so it is not done.)
         var candidates = [first]
-        var toneDoubled = false, exhaleDoubled = false
+        var toneDoubled = false, exhaleDoubled = false, priorDoubled = false
         if let double = autocorrelationPeak(count: n, from: 2 * first.lag - 2, to: min(2 * first.lag + 2, Double(maxLag))) {
             if double.value > first.value + parameters.cycleDoublingMargin {
                 candidates.insert(double, at: 0)
@@ -202,6 +214,23 @@ public struct BreathingRateAnalyzer: Sendable {
                 candidates.insert(double, at: 0)
                 exhaleDoubled = true
             }
+        }
+        if candidates.count == 1, let prior,
+           abs(60 * fs / first.lag - 2 * prior) <= parameters.priorAgreementFraction * 2 * prior {
+            // Bursts at twice the night's recent rate. If the envelope repeats about as well at that rate, they are the
+            // inhale and exhale of the breathing the night has shown (alike in level and tone, nothing else tells them
+            // from breathing at twice the rate). The breath is sought near the prior: the inhale and exhale need not
+            // be evenly spaced, so it is not always at exactly twice the burst lag. If it does not, the window has
+            // no value: its only answer would be twice the night's rate (breathing that really doubled is answered
+            // again once the prior, which only answers make, has aged out: `priorSpanSec`).
+            guard let whole = autocorrelationPeak(count: n, from: 60 * fs / (prior * (1 + parameters.priorAgreementFraction)),
+                                                  to: min(60 * fs / (prior * (1 - parameters.priorAgreementFraction)), Double(maxLag))),
+                  whole.value >= parameters.minPeriodicity, whole.value >= first.value - parameters.priorMargin else {
+                return nil
+            }
+            candidates.insert(whole, at: 0)
+            toneDoubled = true
+            priorDoubled = true
         }
         var agreed: (lag: (lag: Double, value: Double), acBpm: Double, spectralBpm: Double, halfLagR: Double)?
         var agreedByTone = false
@@ -259,7 +288,8 @@ public struct BreathingRateAnalyzer: Sendable {
         let bpm = (acBpm + spectral.bpm) / 2
         guard bpm >= parameters.minBpm, bpm <= parameters.maxBpm else { return nil }
         return BreathingRateAnalysis(bpm: bpm, confidence: confidence, autocorrelationBpm: acBpm,
-                                     spectralBpm: spectral.bpm, periodicity: periodicity)
+                                     spectralBpm: spectral.bpm, periodicity: periodicity,
+                                     doubledByPrior: priorDoubled && agreedByTone && lag.lag > first.lag)
     }
 
     /// Whether the bursts alternate in tone, and not in level, at `lag` (envelope samples): over the blocks

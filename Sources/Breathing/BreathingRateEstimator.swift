@@ -11,9 +11,11 @@ import SleepCycleDSP
 /// `channel` is nil for mono, `.primary`/`.secondary` for stereo).
 ///
 /// ## State
-/// Per channel, an envelope accumulator (`FeatureEnvelope`, or `BreathingEnvelope` in `.audio` mode) and the
-/// last `window` envelope samples of the current *segment* (audio without gaps). Memory is fixed by the
-/// window length whatever the length of the night.
+/// Per channel, an envelope accumulator (`FeatureEnvelope`, or `BreathingEnvelope` in `.audio` mode), the
+/// last `window` envelope samples of the current *segment* (audio without gaps), and the answers of the last
+/// `priorSpanSec` (at most 21 at a 30-s hop): when they hold steady, their median is the analyser's `prior`, the
+/// night's rhythm that tells one breath of two equal bursts from breathing at twice the rate. Memory is fixed by
+/// the window length whatever the length of the night.
 ///
 /// ```
 /// enum State (per channel)
@@ -47,6 +49,12 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         public var bandHighHz: Double = 2000
         /// Shortest segment analysed at its end when no full window was available (seconds).
         public var minimumSegmentSec: Double = 6
+        /// The night's rhythm: the median of the answers of the last `priorSpanSec` is the analyser's `prior` when
+        /// there are at least `priorMinimumAnswers` of them and `priorSteadyShare` lie within the analyser's
+        /// `priorAgreementFraction` of it (a steady rate, not one in transition).
+        public var priorSpanSec: Double = 600
+        public var priorMinimumAnswers: Int = 6
+        public var priorSteadyShare: Double = 0.75
         /// Rate range, thresholds (see `BreathingRateAnalyzer`).
         public var analyzer = BreathingRateAnalyzer.Parameters()
         public init() {}
@@ -68,6 +76,9 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         var bufferStart: Int64 = 0
         /// True once a window of the current segment has been analysed.
         var sliding = false
+        /// The channel's recent answers (envelope index of the window's centre, rate as the window alone gave it),
+        /// oldest first, over the last `priorSpanSec`: the night's rhythm (`prior(_:at:)`).
+        var recent: [(index: Int64, bpm: Double)] = []
     }
 
     public let configuration: Configuration
@@ -223,9 +234,27 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         if resetEnvelope { channels[c].envelope.reset(); channels[c].features.reset() }
     }
 
+    /// Channel `c`'s steady recent rate at envelope index `index` (`Configuration.priorSpanSec`), or nil.
+    private mutating func prior(_ c: Int, at index: Int64) -> Double? {
+        let span = Int64((configuration.priorSpanSec * configuration.envelopeRateHz).rounded())
+        channels[c].recent.removeAll { $0.index <= index - span || $0.index > index }
+        let answers = channels[c].recent.map(\.bpm).sorted()
+        guard answers.count >= max(1, configuration.priorMinimumAnswers) else { return nil }
+        let median = answers.count % 2 == 1 ? answers[answers.count / 2]
+            : (answers[answers.count / 2 - 1] + answers[answers.count / 2]) / 2
+        let tolerance = configuration.analyzer.priorAgreementFraction * median
+        let steady = answers.filter { abs($0 - median) <= tolerance }.count
+        return Double(steady) >= configuration.priorSteadyShare * Double(answers.count) ? median : nil
+    }
+
     private mutating func analyze(_ c: Int, count n: Int, into out: inout [AnalysisEvent]) {
         let tones = configuration.envelopeSource == .features ? channels[c].tones[0..<n] : nil
-        guard let result = analyzer.analyze(channels[c].buffer[0..<n], tone: tones) else { return }
+        let index = channels[c].bufferStart + Int64(n / 2)
+        let prior = prior(c, at: index)
+        guard let result = analyzer.analyze(channels[c].buffer[0..<n], tone: tones, prior: prior) else { return }
+        // The history keeps what the window alone said (the burst rate when the prior doubled it), so that breathing
+        // that really became twice as fast takes over the median after a few minutes instead of being halved on.
+        channels[c].recent.append((index, result.doubledByPrior ? 2 * result.bpm : result.bpm))
         let hop = Double(configuration.envelopeHopLength)
         let centre = (Double(channels[c].bufferStart) + Double(n) / 2) * hop
         out.append(.breathingRate(BreathingEstimate(time: SampleTime(centre.rounded()), bpm: result.bpm,

@@ -17,6 +17,21 @@ import SleepCycleBus
         #expect(result.estimates.map(\.time) == [30 * 16_000, 60 * 16_000])
     }
 
+    @Test func aSteadyNightsRateDecidesEqualBurstsAndARealChangeTakesOver() {
+        // 5 min at 12/min, then inhale and exhale as equal bursts of one tone at 12/min: without the night before,
+        // a window of those can only say 24 (or nothing); after it, 12.
+        let steady = SyntheticBreathing.breathing(bpm: 12, seconds: 300, snrDb: 20, seed: 1)
+        let equal = SyntheticBreathing.equalBursts(bpm: 12, seconds: 150, sameTone: true, seed: 5)
+        let night = BreathingRateEstimator.run([steady + equal]).estimates
+        let later = night.filter { $0.time >= 360 * 16_000 }
+        #expect(!later.isEmpty && later.allSatisfy { abs($0.bpm - 12) < 1.5 }, "\(later.map(\.bpm))")
+        // Breathing that really doubles (12 → 24/min) is answered at its new rate within two windows: the prior
+        // is made of what each window alone said, so it stops being steady as soon as the new rate shows.
+        let faster = SyntheticBreathing.breathing(bpm: 24, seconds: 240, snrDb: 20, seed: 2)
+        let change = BreathingRateEstimator.run([steady + faster]).estimates.filter { $0.time >= 330 * 16_000 }
+        #expect(change.count >= 6 && change.dropFirst(2).allSatisfy { abs($0.bpm - 24) < 1.5 }, "\(change.map(\.bpm))")
+    }
+
     @Test func whiteNoiseAndSilenceGiveNoValue() {
         for seed in 1...3 {
             let noise = SyntheticBreathing.whiteNoise(seconds: 90, seed: UInt64(seed))

@@ -52,6 +52,22 @@ import Testing
         }
     }
 
+    @Test(arguments: [(10.0, UInt64(1)), (14, 2), (18, 3), (22, 4)])
+    func equalBurstsOfOneToneFollowASteadyNightsRate(bpm: Double, seed: UInt64) throws {
+        // Nothing in the window tells one breath of two equal bursts from breathing at twice the rate; a night
+        // that has breathed at the pair rate for its last windows (`prior`) does.
+        var analyzer = BreathingRateAnalyzer(capacity: 600)
+        let b = Self.bursts(bpm: bpm, inhaleTone: 3, exhaleTone: 3, seed: seed)
+        let alone = analyzer.analyze(b.level[...], tone: b.tone[...])
+        let answer = analyzer.analyze(b.level[...], tone: b.tone[...], prior: b.bpm * 1.04)
+        let steady = try #require(answer)
+        #expect(abs(steady.bpm - b.bpm) < 1 && steady.doubledByPrior, "\(steady.bpm) for breaths at \(b.bpm)")
+        // A night at the burst rate, or at a rate unrelated to it, changes nothing.
+        for prior in [2 * b.bpm, 1.4 * b.bpm] {
+            #expect(analyzer.analyze(b.level[...], tone: b.tone[...], prior: prior) == alone, "prior \(prior)")
+        }
+    }
+
     @Test(arguments: [30.0, 40.0])
     func alternateShallowBreathsStayUnhalvedWhenTheDeepOnesAreBrighter(bpm: Double) {
         // Deep and shallow breaths 8 dB apart whose tone follows their depth (louder flow, more hiss): the
