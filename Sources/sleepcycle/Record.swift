@@ -261,6 +261,10 @@ struct Record: AsyncParsableCommand {
             if let refusal = RawPCMSource.refusal(fileDescriptor: STDIN_FILENO, name: "-", encoding: encoding) { throw refusal }
             return
         }
+        // Only a regular file is opened here: opening a FIFO would let its writer start, and closing it again
+        // would kill that writer (SIGPIPE) before the recorder opened it for real.
+        var st = stat()
+        guard PathEncoding.withCString(input, { stat($0, &st) }) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
         let fd = PathEncoding.withCString(input) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return }       // the source's own open names the problem
         defer { close(fd) }

@@ -881,6 +881,19 @@ import Testing
         #expect(try NightStore(path: store).nights().isEmpty)
     }
 
+    /// A FIFO whose writer is already waiting: the recorder reads all of it. (Looking at an input for an audio
+    /// file's header must not open a FIFO: closing it again killed the writer with SIGPIPE.)
+    @Test func aFIFOWithItsWriterWaitingIsReadWhole() throws {
+        let fifo = temp.path("waiting.fifo"), raw = temp.path("ten.s16le"), store = storePath("fifo.sqlite")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try Data(try Self.rawNight().prefix(32_000 * 10)).write(to: URL(fileURLWithPath: raw))
+        let r = try BuiltBinary.shell("cat '\(raw)' > '\(fifo)' & sleep 0.5; timeout 60 \"$0\" record --input '\(fifo)' "
+            + "--store '\(store)' --no-status --format json; status=$?; wait; exit $status")
+        #expect(r.status == 0, "\(r.status) \(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect((json["source"] as? [String: Any])?["durationSec"] as? Double == 10)
+    }
+
     @Test func anAlarmCommandRunsOnceWithTheRuleAndTime() throws {
         let marker = temp.path("alarm.txt")
         let r = try BuiltBinary.run(["record"] + Self.rawArgs + [
