@@ -689,15 +689,21 @@ import Testing
         #expect(hidden?.status == 66 && hidden?.stderr == "\(path): permission denied\n", "\(hidden?.stderr ?? "")")
     }
 
+    /// A new store at `path` with one night begun (state `recording`, no journal).
+    static func storeWithANightBegun(at path: String) throws -> (NightStore, UUID) {
+        let id = UUID()
+        let store = try NightStore(path: path)
+        try store.beginNight(id: id, startTime: Date(timeIntervalSince1970: 1_767_304_800), utcOffsetSeconds: 0,
+                             source: Data("{}".utf8), header: Data("{}".utf8))
+        return (store, id)
+    }
+
     /// A backup of a store copied with its write-ahead log but not its shared-memory file (`-shm` is transient), on
     /// read-only media: an interrupted night lives in the log until a checkpoint, and the immutable main file alone
     /// listed "no nights stored". It is read from a private copy of both, which is removed afterwards.
     @Test func aReadOnlyBackupWithItsLogButNoSharedMemoryIsRead() throws {
         let original = temp.path("live.sqlite")
-        let id = UUID()
-        let store = try NightStore(path: original)
-        try store.beginNight(id: id, startTime: Date(timeIntervalSince1970: 1_767_304_800), utcOffsetSeconds: 0,
-                             source: Data("{}".utf8), header: Data("{}".utf8))
+        let (store, id) = try Self.storeWithANightBegun(at: original)
         let folder = temp.path("backup")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = folder + "/nights.sqlite"
@@ -752,10 +758,7 @@ import Testing
     /// through a hard link, whose write-ahead log is its own, damaged the store).
     @Test func aStoreRecordedUnderAnotherNameIsNotDeletedThroughALink() throws {
         let path = temp.path("live.sqlite")
-        let id = UUID()
-        let store = try NightStore(path: path)
-        try store.beginNight(id: id, startTime: Date(timeIntervalSince1970: 1_767_304_800), utcOffsetSeconds: 0,
-                             source: Data("{}".utf8), header: Data("{}".utf8))
+        let (store, id) = try Self.storeWithANightBegun(at: path)
         let lock = try store.lockForRecording()
         lock.recording(id)
         // Checkpointed, as a recorder's store is every few minutes: the file itself then holds the night.
