@@ -50,11 +50,16 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         /// Shortest segment analysed at its end when no full window was available (seconds).
         public var minimumSegmentSec: Double = 6
         /// The night's rhythm: the median of the answers of the last `priorSpanSec` is the analyser's `prior` when
-        /// there are at least `priorMinimumAnswers` of them and `priorSteadyShare` lie within the analyser's
-        /// `priorAgreementFraction` of it (a steady rate, not one in transition).
+        /// there are at least `priorMinimumAnswers` of them, `priorSteadyShare` of them and one of the latest two lie within the
+        /// analyser's `priorAgreementFraction` of it (a steady rate, not one in transition).
         public var priorSpanSec: Double = 600
         public var priorMinimumAnswers: Int = 6
         public var priorSteadyShare: Double = 0.75
+        /// With a steady prior, an answer that is not within these factors of it is not published (a window that read a
+        /// third or half of a steady night's rate, or twice it, when no rule tied it to the night's rhythm); it still
+        /// enters the history, so that breathing which really changed that much is answered again within a window
+        /// or two.
+        public var priorJumpRange: ClosedRange<Double> = 0.6...1.6
         /// Rate range, thresholds (see `BreathingRateAnalyzer`).
         public var analyzer = BreathingRateAnalyzer.Parameters()
         public init() {}
@@ -234,6 +239,12 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         if resetEnvelope { channels[c].envelope.reset(); channels[c].features.reset() }
     }
 
+    /// Whether `result` may be published against the night's steady rate `prior` (`Configuration.priorJumpRange`).
+    static func fits(_ result: BreathingRateAnalysis, prior: Double?, range: ClosedRange<Double>) -> Bool {
+        guard let prior, !result.doubledByPrior else { return true }
+        return range.contains(result.bpm / prior)
+    }
+
     /// Channel `c`'s steady recent rate at envelope index `index` (`Configuration.priorSpanSec`), or nil.
     private mutating func prior(_ c: Int, at index: Int64) -> Double? {
         let span = Int64((configuration.priorSpanSec * configuration.envelopeRateHz).rounded())
@@ -244,6 +255,9 @@ public struct BreathingRateEstimator: AnalysisConsumer {
             : (answers[answers.count / 2 - 1] + answers[answers.count / 2]) / 2
         let tolerance = configuration.analyzer.priorAgreementFraction * median
         let steady = answers.filter { abs($0 - median) <= tolerance }.count
+        // One of the two latest windows must agree too: breathing that really changed is answered at its new rate
+        // from the third window after the change, not once the change has outvoted the old rate's minutes.
+        guard channels[c].recent.suffix(2).contains(where: { abs($0.bpm - median) <= tolerance }) else { return nil }
         return Double(steady) >= configuration.priorSteadyShare * Double(answers.count) ? median : nil
     }
 
@@ -255,6 +269,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         // The history keeps what the window alone said (the burst rate when the prior doubled it), so that breathing
         // that really became twice as fast takes over the median after a few minutes instead of being halved on.
         channels[c].recent.append((index, result.doubledByPrior ? 2 * result.bpm : result.bpm))
+        guard Self.fits(result, prior: prior, range: configuration.priorJumpRange) else { return }
         let hop = Double(configuration.envelopeHopLength)
         let centre = (Double(channels[c].bufferStart) + Double(n) / 2) * hop
         out.append(.breathingRate(BreathingEstimate(time: SampleTime(centre.rounded()), bpm: result.bpm,

@@ -18,18 +18,37 @@ import SleepCycleBus
     }
 
     @Test func aSteadyNightsRateDecidesEqualBurstsAndARealChangeTakesOver() {
-        // 5 min at 12/min, then inhale and exhale as equal bursts of one tone at 12/min: without the night before,
-        // a window of those can only say 24 (or nothing); after it, 12.
+        // 5 min at 12/min, then a minute of inhale and exhale as equal bursts of one tone at 12/min, then 12/min
+        // again: without the night before, a window of the bursts can only say 24 (or nothing); after it, 12.
         let steady = SyntheticBreathing.breathing(bpm: 12, seconds: 300, snrDb: 20, seed: 1)
-        let equal = SyntheticBreathing.equalBursts(bpm: 12, seconds: 150, sameTone: true, seed: 5)
-        let night = BreathingRateEstimator.run([steady + equal]).estimates
-        let later = night.filter { $0.time >= 360 * 16_000 }
-        #expect(!later.isEmpty && later.allSatisfy { abs($0.bpm - 12) < 1.5 }, "\(later.map(\.bpm))")
-        // Breathing that really doubles (12 → 24/min) is answered at its new rate within two windows: the prior
-        // is made of what each window alone said, so it stops being steady as soon as the new rate shows.
+        let equal = SyntheticBreathing.equalBursts(bpm: 12, seconds: 60, sameTone: true, seed: 5)
+        let after = SyntheticBreathing.breathing(bpm: 12, seconds: 120, snrDb: 20, seed: 3)
+        let alone = BreathingRateEstimator.run([equal + after]).estimates.filter { $0.time <= 30 * 16_000 }
+        #expect(alone.allSatisfy { abs($0.bpm - 24) < 1.5 }, "\(alone.map(\.bpm))")
+        let night = BreathingRateEstimator.run([steady + equal + after]).estimates
+        let bursts = night.filter { $0.time >= 300 * 16_000 && $0.time <= 360 * 16_000 }
+        #expect(!bursts.isEmpty && bursts.allSatisfy { abs($0.bpm - 12) < 1.5 }, "\(bursts.map(\.bpm))")
+        // Breathing that really doubles (12 → 24/min) is answered at its new rate from the third window on: the
+        // prior is made of what each window alone said, and one of the latest two must agree with it.
         let faster = SyntheticBreathing.breathing(bpm: 24, seconds: 240, snrDb: 20, seed: 2)
         let change = BreathingRateEstimator.run([steady + faster]).estimates.filter { $0.time >= 330 * 16_000 }
-        #expect(change.count >= 6 && change.dropFirst(2).allSatisfy { abs($0.bpm - 24) < 1.5 }, "\(change.map(\.bpm))")
+        let settled = change.filter { $0.time >= 420 * 16_000 }
+        #expect(settled.count >= 3 && settled.allSatisfy { abs($0.bpm - 24) < 1.5 }
+                && change.filter { abs($0.bpm - 24) >= 1.5 }.count <= 2, "\(change.map(\.bpm))")
+    }
+
+    @Test func anAnswerFarFromASteadyNightsRateIsNotPublished() {
+        func analysis(_ bpm: Double, doubledByPrior: Bool = false) -> BreathingRateAnalysis {
+            BreathingRateAnalysis(bpm: bpm, confidence: 0.5, autocorrelationBpm: bpm, spectralBpm: bpm, periodicity: 0.5,
+                                  doubledByPrior: doubledByPrior)
+        }
+        let range = BreathingRateEstimator.Configuration().priorJumpRange
+        // A third, half or twice a steady 15/min: not published (the cost night's 4.0, 5.7 and 8.5 among 12–17/min).
+        for bpm in [5.0, 7.5, 30.0] { #expect(!BreathingRateEstimator.fits(analysis(bpm), prior: 15, range: range)) }
+        for bpm in [10.0, 15.0, 22.0] { #expect(BreathingRateEstimator.fits(analysis(bpm), prior: 15, range: range)) }
+        // Without a prior anything goes; a window the prior itself doubled fits it by construction.
+        #expect(BreathingRateEstimator.fits(analysis(5), prior: nil, range: range))
+        #expect(BreathingRateEstimator.fits(analysis(15, doubledByPrior: true), prior: 15, range: range))
     }
 
     @Test func whiteNoiseAndSilenceGiveNoValue() {
