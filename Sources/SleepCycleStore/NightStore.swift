@@ -44,6 +44,7 @@ public final class NightStore: @unchecked Sendable {
     ///   sleepcycle).
     public init(path: String, maximumBytes: Int64? = nil) throws(StoreError) {
         self.path = path
+        try Self.refuseWhileRecordedUnderAnotherName(path, reading: false)
         _ = try Self.contents(of: path)
         try Self.makeFolder(for: path)
         let existed = FileManager.default.fileExists(atPath: path)
@@ -109,6 +110,7 @@ public final class NightStore: @unchecked Sendable {
     ///
     /// - Throws: as `init(path:maximumBytes:)`.
     public static func existingForReading(path: String) throws(StoreError) -> NightStore? {
+        try refuseWhileRecordedUnderAnotherName(path, reading: true)
         switch try contents(of: path) {
         case .nothing: return nil
         case .olderStore:
@@ -500,12 +502,29 @@ public final class NightStore: @unchecked Sendable {
         return old
     }
 
-    /// `delete` and `prune` through a link to a store a recorder is writing under its own name: the night being
-    /// recorded cannot be told apart (a delete through a link deleted it, and through a hard link damaged the store).
+    /// `delete` and `prune` through a link to a store a recorder is writing under its own name (the recorder may have
+    /// started since the store was opened): the night being recorded cannot be told apart.
     private func refuseWhileRecordedUnderAnotherName() throws(StoreError) {
+        try Self.refuseWhileRecordedUnderAnotherName(path, reading: false)
+    }
+
+    /// A store a recorder is writing under another name is not written through this one, nor opened at all through
+    /// a hard link (`RecorderLock.heldUnderAnotherName`). SQLite keeps its write-ahead log beside the name it opens:
+    /// a hard link's is a second log for the same database — opening it to write left a frame there that damaged
+    /// the store once the recorder had gone, and a reader through it does not see the night being recorded. A
+    /// symbolic link resolves to the recorder's own file and log, so reading through one is fine; writing is not
+    /// (a delete through a link deleted the night being recorded, which this name's lock file does not name).
+    static func refuseWhileRecordedUnderAnotherName(_ path: String, reading: Bool) throws(StoreError) {
         guard RecorderLock.heldUnderAnotherName(storePath: path) else { return }
-        throw StoreError(.busy, path: path, message: "a recorder is writing this store under another name (a link to "
-            + "it); stop the recorder first, or use the name it records to")
+        var st = stat()
+        let hardLink = PathEncoding.withCString(path, { stat($0, &st) }) == 0 && st.st_nlink > 1
+        // Reading is safe where SQLite opens the recorder's own file name: one name only (the other is a symbolic
+        // link to it), or the recorder records to the name this one resolves to.
+        guard !reading || (hardLink && !RecorderLock.isHeld(storePath: PathEncoding.resolved(path) ?? path)) else {
+            return
+        }
+        throw StoreError(.busy, path: path, message: "a recorder is writing this store under another name (a "
+            + (hardLink ? "hard link" : "link") + " to it); stop the recorder first, or use the name it records to")
     }
 
     /// A row of the clips index.

@@ -1,4 +1,5 @@
 import Foundation
+import SleepCycleFormats
 
 /// The store's recorder lock: an advisory `flock(2)` on `<store>.lock`, held while a recorder writes, with the
 /// recorder's process id and the night it records written in the file. A second recorder is refused instead of
@@ -27,7 +28,14 @@ public final class RecorderLock: @unchecked Sendable {
         // name, with a lock file of its own (a second recorder through a hard link lost a night or damaged the
         // store). flock is independent of SQLite's own (fcntl) locks.
         databaseFd = open(storePath, O_RDONLY | O_CLOEXEC)
-        if databaseFd >= 0, flock(databaseFd, LOCK_EX | LOCK_NB) != 0 {
+        // A command that only looks whether a recorder holds it (`heldUnderAnotherName`) holds it shared for an
+        // instant: a few tries tell that from a recorder.
+        var locked = false
+        for attempt in 0..<10 where databaseFd >= 0 {
+            if flock(databaseFd, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+            if attempt < 9 { usleep(20_000) }
+        }
+        if databaseFd >= 0, !locked {
             close(databaseFd)
             databaseFd = -1
             release()
@@ -57,6 +65,13 @@ public final class RecorderLock: @unchecked Sendable {
 
     /// The night a live recorder is recording in the store at `storePath`, if one holds its lock.
     static func recordingNight(storePath: String) -> UUID? {
+        if let night = recordingNight(lockOf: storePath) { return night }
+        // Through a symbolic link: the recorder's lock file is beside the file the link names.
+        guard let resolved = PathEncoding.resolved(storePath), resolved != storePath else { return nil }
+        return recordingNight(lockOf: resolved)
+    }
+
+    private static func recordingNight(lockOf storePath: String) -> UUID? {
         let fd = open(storePath + ".lock", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -71,17 +86,22 @@ public final class RecorderLock: @unchecked Sendable {
     /// it): its night cannot be told from this name's lock file, and a write through a hard link goes to a log of
     /// its own beside it (two logs for one database damage it), so the commands that write refuse.
     static func heldUnderAnotherName(storePath: String) -> Bool {
-        let lock = open(storePath + ".lock", O_RDONLY | O_CLOEXEC)
-        if lock >= 0 {
-            defer { close(lock) }
-            guard flock(lock, LOCK_SH | LOCK_NB) == 0 else { return false }   // held under this very name
-            flock(lock, LOCK_UN)
-        }
+        if isHeld(storePath: storePath) { return false }     // held under this very name
         let database = open(storePath, O_RDONLY | O_CLOEXEC)
         guard database >= 0 else { return false }
         defer { close(database) }
         guard flock(database, LOCK_SH | LOCK_NB) == 0 else { return true }
         flock(database, LOCK_UN)
+        return false
+    }
+
+    /// Whether a recorder holds the lock file of the store named `storePath` (that very name).
+    static func isHeld(storePath: String) -> Bool {
+        let lock = open(storePath + ".lock", O_RDONLY | O_CLOEXEC)
+        guard lock >= 0 else { return false }
+        defer { close(lock) }
+        guard flock(lock, LOCK_SH | LOCK_NB) == 0 else { return true }
+        flock(lock, LOCK_UN)
         return false
     }
 

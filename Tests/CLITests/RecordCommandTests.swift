@@ -771,6 +771,18 @@ import Testing
                 #expect(r.status == 75 && r.stderr.contains("under another name"), "\(command) \(name): \(r.status) \(r.stderr)")
             }
         }
+        // Nothing else opens it through the hard link either (opening it to write left a frame in a log of its own,
+        // which damaged the store once the recorder had gone), nor reads through it (it missed the night being
+        // recorded); through the symbolic link, which SQLite resolves to the recorder's own file, reading is fine.
+        for command in [["record"] + Self.rawArgs, ["sessions", "list"], ["sessions", "show", id.uuidString]] {
+            let r = try BuiltBinary.run(command + ["--store", hard], stdin: Data(count: 32_000))
+            #expect(r.status == 75 && r.stderr.contains("a hard link to it"), "\(command): \(r.status) \(r.stderr)")
+        }
+        let wal = (try? FileManager.default.attributesOfItem(atPath: hard + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "\(wal) bytes of log beside the hard link")
+        let listed = try BuiltBinary.run(["sessions", "list", "--store", soft])
+        #expect(listed.status == 0 && listed.stdout.contains(id.uuidString) && listed.stdout.contains("recording"),
+                "\(listed.stdout) \(listed.stderr)")
         #expect(try store.nights().map(\.id) == [id])
         lock.release()
     }
