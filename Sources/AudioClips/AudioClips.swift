@@ -79,13 +79,19 @@ public struct AudioClips: AnalysisConsumer {
         var shortEvent: Bool
     }
 
-    /// - Parameter earlier: a resumed night's clips written before the interruption: the per-type limit and the size
-    ///   cap count them (they restarted from nothing after a resume), and they may be given up for more probable ones.
-    public init(config: AudioClipsConfig, output: ClipOutput, earlier: [EarlierClip] = []) throws(ClipError) {
+    /// - Parameters:
+    ///   - earlier: a resumed night's clips written before the interruption: the per-type limit and the size cap
+    ///     count them (they restarted from nothing after a resume), and they may be given up for more probable ones.
+    ///   - unclipped: a resumed night's events with no clip record: their clips are given up (by the pipeline), so
+    ///     a file one of them had written in the instant before the crash is removed, with any temporary file the
+    ///     crash left in the night's folders.
+    public init(config: AudioClipsConfig, output: ClipOutput, earlier: [EarlierClip] = [],
+                unclipped: [SoundEvent] = []) throws(ClipError) {
         if let problem = config.problem { throw ClipError(.setting, path: "clips", message: problem) }
         self.config = config
         writer = try ClipWriter(config: config, output: output)
         writer.seed(earlier)
+        writer.removeLeftovers(of: unclipped)
         receiver = output.receiver
     }
 

@@ -73,6 +73,25 @@ final class ClipWriter: @unchecked Sendable {
         }
     }
 
+    /// Removes what an interrupted run left of the clips of `events` (whose clips a resume gives up): a complete
+    /// file under the name the writer gives it, and the temporary files in the night's folders.
+    func removeLeftovers(of events: [SoundEvent]) {
+        guard let directory = output.directory else { return }
+        var folders = Set<String>()
+        for e in events {
+            let folder = directory + "/" + output.folderName(e.channel)
+            folders.insert(folder)
+            let name = String(format: "%05d-%@.flac", e.id, e.type.rawValue)
+            for file in [name, name + ".enc"] { _ = PathEncoding.withCString(folder + "/" + file) { unlink($0) } }
+        }
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            where name.hasPrefix(".clip-") && name.hasSuffix(".tmp") {
+                _ = PathEncoding.withCString(folder + "/" + name) { unlink($0) }
+            }
+        }
+    }
+
     func submit(_ job: Job) {
         condition.lock()
         if thread == nil {
@@ -207,7 +226,9 @@ final class ClipWriter: @unchecked Sendable {
             while totalBytes > cap, let weakest = kept.values.min(by: { ($0.probability, -$0.ready.eventId) < ($1.probability, -$1.ready.eventId) }) {
                 let reason = "the night's clips reached the size cap (\(cap) bytes); more probable events kept theirs"
                 if weakest.ready.eventId == e.id {
-                    out.removeLast()
+                    // Its own delivery only: clips given up before it in this loop keep theirs (removing the last
+                    // delivery took one of those, whose file was gone with no record of it).
+                    out.removeAll { $0.clip.eventId == e.id }
                     _ = giveUp(e.id, reason: reason)
                     return drop(reason)
                 }

@@ -106,6 +106,38 @@ struct AudioClipsTests {
         #expect(outcomes.filter { $0.status == .dropped }.allSatisfy { $0.reason?.contains("limit 2 per type") == true })
     }
 
+    /// A new clip that first pushes out an older one and is then given up itself: both are given up, each with
+    /// its record (the older one's record was lost and its file removed, so a result named a file not there).
+    @Test func aClipGivenUpAfterMakingRoomKeepsTheRecordOfWhatItPushedOut() throws {
+        let folder = try ClipFolder()
+        try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 4)])
+        var config = AudioClipsConfig()
+        config.maxBytesPerNight = 700_000       // two 10-s clips of this noise (~280 kB each)
+        let outcomes = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 1, from: 5, to: 6, probability: 0.9),
+            ScriptedEvent(id: 2, from: 10, to: 11, probability: 0.5),
+            ScriptedEvent(id: 3, from: 20, to: 38, probability: 0.6),      // a ~20-s clip
+        ], config: config, directory: folder.path("clips"))
+        var last: [Int: AudioClipReady] = [:]
+        for c in outcomes { last[c.eventId] = c }
+        #expect(last.filter { $0.value.status == .written }.keys.sorted() == [1], "\(outcomes.map { ($0.eventId, $0.status) })")
+        #expect(folder.files == ["clips/night/00001-snoring.flac", "n.wav"])
+    }
+
+    /// A resume gives up the clips of the events its journal has no clip record for: a file one of them had written
+    /// in the instant before the crash (its record lost) and the crash's temporary files go, nothing else.
+    @Test func aResumeRemovesWhatTheCrashLeftOfTheClipsItGivesUp() throws {
+        let folder = try ClipFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("clips/night"), withIntermediateDirectories: true)
+        let names = ["00003-snoring.flac", "00004-talking.flac.enc", ".clip-\(UUID().uuidString).tmp",
+                     "00001-snoring.flac", "notes.txt"]
+        for name in names { try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path("clips/night/" + name))) }
+        _ = try AudioClips(config: .default, output: ClipOutput(directory: folder.path("clips"), folderName: { _ in "night" }),
+                           unclipped: [SoundEvent(id: 3, type: .snoring, start: 0, end: 16_000, probability: 0.9),
+                                       SoundEvent(id: 4, type: .talking, start: 0, end: 16_000, probability: 0.9)])
+        #expect(folder.files == ["clips/night/00001-snoring.flac", "clips/night/notes.txt"])
+    }
+
     @Test func theSizeCapGivesUpTheLeastProbableClips() throws {
         let folder = try ClipFolder()
         try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 4)])

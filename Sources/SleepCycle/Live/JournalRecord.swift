@@ -158,6 +158,20 @@ public struct NightReplay: Sendable {
         self.separation = separation
     }
 
+    /// The events the journal has no clip record for (ended, or cut off by the interruption): a resume gives their
+    /// clips up, and removes a file one of them had written in the instant before the crash.
+    var eventsWithoutClips: [SoundEvent] {
+        var events: [Int: SoundEvent] = [:], clipped = Set<Int>()
+        for record in records {
+            switch record {
+            case .eventStarted(let e), .eventEnded(let e): events[e.id] = e
+            case .clip(let c): clipped.insert(c.eventId)
+            default: break
+            }
+        }
+        return events.values.filter { !clipped.contains($0.id) }.sorted { $0.id < $1.id }
+    }
+
     /// The clips the journal records as written and not given up since, with their events' probability and
     /// sleeper (`AudioClips`' limits count them on resume).
     var earlierClips: [EarlierClip] {

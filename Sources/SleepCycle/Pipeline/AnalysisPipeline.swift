@@ -73,6 +73,7 @@ public final class AnalysisPipeline {
         resumedEvents = undecided.events
         context.firstEventId = (replay?.journalNextEventId ?? 0) + undecided.newIds
         context.earlierClips = replay?.earlierClips ?? []
+        context.unclippedEvents = replay?.eventsWithoutClips ?? []
         let registrations = try PipelineBuilder.consumers(for: context)
         for r in registrations { bus.subscribe(r.consumer, replays: r.replays) }
         consumerNames = registrations.map(\.name)

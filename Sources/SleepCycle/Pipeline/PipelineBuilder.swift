@@ -21,6 +21,8 @@ public struct PipelineContext: Sendable {
     public var firstEventId = 0
     /// A resumed night's clips written before the interruption (`NightReplay.earlierClips`).
     public var earlierClips: [EarlierClip] = []
+    /// A resumed night's events without a clip record (`NightReplay.eventsWithoutClips`).
+    public var unclippedEvents: [SoundEvent] = []
 }
 
 /// A bus consumer and the capabilities it brings.
@@ -127,7 +129,8 @@ public enum PipelineBuilder {
                                     receiver: receiver, durable: clips.durable)
             list.append(ConsumerRegistration(name: "AudioClips", provides: [.audioClips],
                                              consumer: try AudioClips(config: config, output: output,
-                                                                            earlier: context.earlierClips)))
+                                                                            earlier: context.earlierClips,
+                                                                            unclipped: context.unclippedEvents)))
         }
         return list
     }
