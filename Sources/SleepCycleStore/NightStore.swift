@@ -450,7 +450,7 @@ public final class NightStore: @unchecked Sendable {
             /// from a copy of that store.
             case listedThere
             /// The store that indexed them could not be looked at (a folder the user may not search, a file they
-            /// may not read): kept rather than taken from a store that may still list them.
+            /// may not read, a damaged database): kept rather than taken from a store that may still list them.
             case unchecked
         }
         public let night: UUID
@@ -549,16 +549,22 @@ public final class NightStore: @unchecked Sendable {
     /// Removes the clips of deleted nights that this store indexed, and reports the others, night by night.
     private func removeClips(_ rows: [ClipRow], kept: (KeptClips) -> Void) {
         struct Key: Hashable { let store: String; let night: UUID }
-        var owners: [Key: KeptClips.Reason?] = [:]      // nil: this store's clips
+        var owners: [Key: Owner] = [:]
         var mine: [String] = []
         var others: [Key: (reason: KeptClips.Reason, files: [String])] = [:]
         for row in rows {
             // A row an older build indexed names no store: removed, as that build would have.
             guard let store = row.store else { mine.append(row.path); continue }
             let key = Key(store: store, night: row.night)
-            let reason = owners[key] ?? owner(of: row.night, indexedBy: store)
-            owners[key] = reason
-            if let reason { others[key, default: (reason, [])].files.append(row.path) } else { mine.append(row.path) }
+            let owner = owners[key] ?? owner(of: row.night, indexedBy: store)
+            owners[key] = owner
+            switch owner {
+            case .thisStore: mine.append(row.path)
+            case .unchecked: others[key, default: (.unchecked, [])].files.append(row.path)
+            case .lists(let paths):
+                if paths.contains(row.path) { others[key, default: (.listedThere, [])].files.append(row.path) }
+                else { mine.append(row.path) }
+            }
         }
         // A folder that holds kept clips is not swept for unindexed clip files: they may be the other store's.
         Self.remove(clipFiles: mine, sparing: Set(others.values.flatMap(\.files).map { PathEncoding.folder(of: $0) }))
@@ -567,30 +573,45 @@ public final class NightStore: @unchecked Sendable {
         }
     }
 
-    /// Whether the clips of `night` that the store `other` (a `clip.store`) indexed are another store's to keep:
-    /// nil when they are this store's — the same name, the same file by another name (a hard link), no file there
-    /// any more (this store was moved or renamed, or the one it was copied from removed), or a file there that does
-    /// not list them (another store, or anything else, made at a moved store's old path).
-    private func owner(of night: UUID, indexedBy other: String) -> KeptClips.Reason? {
-        if other == indexingPath { return nil }
+    /// Whose the clips of a deleted night that another store file indexed are.
+    private enum Owner {
+        /// This store's: they go with the night.
+        case thisStore
+        /// That store lists these paths for the night: they are kept.
+        case lists(Set<String>)
+        /// That store could not be looked at (permissions, a damaged database): kept.
+        case unchecked
+    }
+
+    /// Whose the clips of `night` that the store `other` (a `clip.store`) indexed are: this store's when `other` is
+    /// this store — the same name, the same file by another name (a hard link), no file there any more (this store
+    /// was moved or renamed, or the one it was copied from removed), or a file there that is no store (anything
+    /// made at a moved store's old path); else the other store's for the paths it lists, or unchecked when it
+    /// cannot be read (a folder the user may not search, a file they may not read, a damaged database).
+    private func owner(of night: UUID, indexedBy other: String) -> Owner {
+        if other == indexingPath { return .thisStore }
         var theirs = stat(), mine = stat()
         guard PathEncoding.withCString(other, { stat($0, &theirs) }) == 0 else {
-            return errno == ENOENT || errno == ENOTDIR ? nil : .unchecked
+            return errno == ENOENT || errno == ENOTDIR ? .thisStore : .unchecked
         }
         if PathEncoding.withCString(path, { stat($0, &mine) }) == 0, theirs.st_dev == mine.st_dev,
            theirs.st_ino == mine.st_ino {
-            return nil
+            return .thisStore
         }
-        guard (theirs.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard (theirs.st_mode & S_IFMT) == S_IFREG else { return .thisStore }
         guard PathEncoding.withCString(other, { access($0, R_OK) }) == 0 else { return .unchecked }
-        let lists: Bool? = try? {
+        do {
             let (queue, copy) = try Self.readOnlyQueue(path: other)
             defer { withExtendedLifetime(copy) {} }
-            return try queue.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM clip WHERE nightId = ?", arguments: [night.uuidString]) ?? 0
-            } > 0
-        }()
-        return lists == true ? .listedThere : nil
+            return .lists(Set(try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT path FROM clip WHERE nightId = ?", arguments: [night.uuidString])
+            }))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB
+                    || (error.resultCode == .SQLITE_ERROR && (error.message ?? "").hasPrefix("no such table")) {
+            return .thisStore      // not a database, or another program's: it lists nothing
+        } catch {
+            return .unchecked      // a store that cannot be read (damaged, locked): it may still list them
+        }
     }
 
     /// The clip files indexed for `nights`.
