@@ -34,6 +34,16 @@ public struct ClipDelivery: Sendable {
     public var floatSamples: [Float] { samples.channelCount == 0 ? [] : samples.floats(channel: 0) }
 }
 
+/// A clip written before a resumed night's interruption, with what the limits weigh it by.
+public struct EarlierClip: Sendable, Equatable {
+    public var clip: AudioClipReady
+    public var probability: Double
+    public var channel: AudioChannel?
+    public init(clip: AudioClipReady, probability: Double, channel: AudioChannel?) {
+        self.clip = clip; self.probability = probability; self.channel = channel
+    }
+}
+
 /// The audio-clip consumer: `.sourceAudio` and `.eventEnded` in, `.clip` out.
 ///
 /// * Holds the last `preRollSeconds` of every analysed channel at the source's rate (`ClipRing`: fixed memory,
@@ -46,16 +56,6 @@ public struct ClipDelivery: Sendable {
 ///   (overrun, missing input) is silence in the clip.
 /// * Encoding, encryption and writing run on a `ClipWriter` thread; their outcomes are published as `.clip` at the
 ///   consumer's next step and all of them by `.sessionEnded`.
-/// A clip written before a resumed night's interruption, with what the limits weigh it by.
-public struct EarlierClip: Sendable, Equatable {
-    public var clip: AudioClipReady
-    public var probability: Double
-    public var channel: AudioChannel?
-    public init(clip: AudioClipReady, probability: Double, channel: AudioChannel?) {
-        self.clip = clip; self.probability = probability; self.channel = channel
-    }
-}
-
 public struct AudioClips: AnalysisConsumer {
     public let config: AudioClipsConfig
     let writer: ClipWriter

@@ -104,10 +104,10 @@ public struct BreathingRateAnalyzer: Sendable {
         /// The autocorrelation period is doubled (half a cycle was found) when r at twice the lag exceeds
         /// r at the lag by more than this.
         public var cycleDoublingMargin: Double = 0.05
-        /// The night's rhythm: with a `prior` rate (the recent answers of a steady night), a window whose bursts come
-        /// at twice the prior, with the envelope repeating at the doubled lag nearly as well (r at most this much
-        /// lower) and both within `priorAgreementFraction` of the prior and its double, is taken at the doubled lag:
-        /// one breath of two equal bursts, as the night's other windows found, not breathing suddenly twice as fast.
+        /// The night's rhythm: with a `prior` rate (the recent answers of a steady night), a window whose first pick
+        /// is within `priorAgreementFraction` of twice the prior is taken at the autocorrelation peak within that
+        /// fraction of the prior's lag when r there is at most `priorMargin` lower (else it has no value): one breath
+        /// of two equal bursts, as the night's other windows found, not breathing suddenly twice as fast.
         public var priorMargin: Double = 0.2
         public var priorAgreementFraction: Double = 0.15
         /// Tone alternation: the period is also doubled when the tone of the bursts correlates at most
@@ -222,9 +222,10 @@ public struct BreathingRateAnalyzer: Sendable {
             // from breathing at twice the rate). The breath is sought near the prior: the inhale and exhale need not
             // be evenly spaced, so it is not always at exactly twice the burst lag. If it does not, the window has
             // no value: its only answer would be twice the night's rate (breathing that really doubled is answered
-            // again once the prior, which only answers make, has aged out: `priorSpanSec`).
-            guard let whole = autocorrelationPeak(count: n, from: 60 * fs / (prior * (1 + parameters.priorAgreementFraction)),
-                                                  to: min(60 * fs / (prior * (1 - parameters.priorAgreementFraction)), Double(maxLag))),
+            // again once the estimator's history no longer agrees on a prior).
+            let f = parameters.priorAgreementFraction
+            guard let whole = autocorrelationPeak(count: n, from: 60 * fs / (prior * (1 + f)),
+                                                  to: min(60 * fs / (prior * (1 - f)), Double(maxLag))),
                   whole.value >= parameters.minPeriodicity, whole.value >= first.value - parameters.priorMargin else {
                 return nil
             }

@@ -50,15 +50,15 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         /// Shortest segment analysed at its end when no full window was available (seconds).
         public var minimumSegmentSec: Double = 6
         /// The night's rhythm: the median of the answers of the last `priorSpanSec` is the analyser's `prior` when
-        /// there are at least `priorMinimumAnswers` of them, `priorSteadyShare` of them and one of the latest two lie within the
-        /// analyser's `priorAgreementFraction` of it (a steady rate, not one in transition).
+        /// there are at least `priorMinimumAnswers` of them, and `priorSteadyShare` of them and one of the latest two
+        /// lie within the analyser's `priorAgreementFraction` of it (a steady rate, not one in transition).
         public var priorSpanSec: Double = 600
         public var priorMinimumAnswers: Int = 6
         public var priorSteadyShare: Double = 0.75
-        /// With a steady prior, an answer that is not within these factors of it is not published (a window that read a
-        /// third or half of a steady night's rate, or twice it, when no rule tied it to the night's rhythm); it still
-        /// enters the history, so that breathing which really changed that much is answered again within a window
-        /// or two.
+        /// With a steady prior, an answer that is not within these factors of it is not published (a window that read
+        /// a third or half of a steady night's rate, or twice it, when no rule tied it to the night's rhythm); it
+        /// still enters the history, so that breathing which really changed that much is answered again within a
+        /// window or two.
         public var priorJumpRange: ClosedRange<Double> = 0.6...1.6
         /// Rate range, thresholds (see `BreathingRateAnalyzer`).
         public var analyzer = BreathingRateAnalyzer.Parameters()
@@ -267,7 +267,7 @@ public struct BreathingRateEstimator: AnalysisConsumer {
         let prior = prior(c, at: index)
         guard let result = analyzer.analyze(channels[c].buffer[0..<n], tone: tones, prior: prior) else { return }
         // The history keeps what the window alone said (the burst rate when the prior doubled it), so that breathing
-        // that really became twice as fast takes over the median after a few minutes instead of being halved on.
+        // that really became twice as fast stops agreeing with the prior instead of being halved on.
         channels[c].recent.append((index, result.doubledByPrior ? 2 * result.bpm : result.bpm))
         guard Self.fits(result, prior: prior, range: configuration.priorJumpRange) else { return }
         let hop = Double(configuration.envelopeHopLength)

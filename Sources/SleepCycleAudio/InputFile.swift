@@ -199,9 +199,9 @@ enum AudioContainer: Equatable, CustomStringConvertible {
     static let headerBytes = 12
 
     /// The container whose header `bytes` starts with, or nil. Each signature is 3–4 bytes at offset 0 (and the
-    /// form type at 8 for RIFF and AIFF; Wave64's GUID `riff` and its next 4 bytes): as 16-bit samples they are loud, specific values no recording starts
-    /// with by chance (at most one in 2^32). An MP3 without an ID3 tag starts with a frame sync (0xFFE), which raw
-    /// audio can: only the tag is taken.
+    /// form type at 8 for RIFF and AIFF; Wave64's GUID `riff` and its next 4 bytes): as 16-bit samples they are
+    /// loud, specific values no recording starts with by chance (at most one in 2^32). An MP3 without an ID3 tag
+    /// starts with a frame sync (0xFFE), which raw audio can: only the tag is taken.
     init?(header bytes: UnsafeRawBufferPointer) {
         func at(_ offset: Int, _ text: String) -> Bool {
             let t = Array(text.utf8)

@@ -47,7 +47,7 @@ public enum PathEncoding {
         return out
     }
 
-    /// Whether something exists at `path` (not following a last symbolic link's absence: a dangling link is absent).
+    /// Whether something exists at `path`, links followed (a dangling link is absent).
     public static func exists(_ path: String) -> Bool {
         var st = stat()
         return withCString(path) { stat($0, &st) } == 0

@@ -467,7 +467,8 @@ public final class NightStore: @unchecked Sendable {
         if RecorderLock.recordingNight(storePath: path) == id {
             throw StoreError(.busy, path: path, message: "night \(id.uuidString) is being recorded; stop the recorder first")
         }
-        try refuseWhileRecordedUnderAnotherName()
+        // Checked again: a recorder may have started under another name since the store was opened.
+        try Self.refuseWhileRecordedUnderAnotherName(path, reading: false)
         let (deleted, rows) = try write("deleting a night") { db in
             let rows = try Self.clipRows(db, of: [id])
             try db.execute(sql: "DELETE FROM night WHERE id = ?", arguments: [id.uuidString])
@@ -483,7 +484,8 @@ public final class NightStore: @unchecked Sendable {
     /// `date`; one whose start cannot be read is kept (its age is unknown: `delete` removes it). Clips are kept as
     /// `delete` keeps them.
     public func prune(startedBefore date: Date, kept: (KeptClips) -> Void = { _ in }) throws(StoreError) -> [UUID] {
-        try refuseWhileRecordedUnderAnotherName()
+        // Checked again: a recorder may have started under another name since the store was opened.
+        try Self.refuseWhileRecordedUnderAnotherName(path, reading: false)
         let recording = RecorderLock.recordingNight(storePath: path)
         let listing = try listing()
         let damaged = Set(listing.damaged.map(\.id))
@@ -500,12 +502,6 @@ public final class NightStore: @unchecked Sendable {
         removeClips(rows, kept: kept)
         reclaimSpace()
         return old
-    }
-
-    /// `delete` and `prune` through a link to a store a recorder is writing under its own name (the recorder may have
-    /// started since the store was opened): the night being recorded cannot be told apart.
-    private func refuseWhileRecordedUnderAnotherName() throws(StoreError) {
-        try Self.refuseWhileRecordedUnderAnotherName(path, reading: false)
     }
 
     /// A store a recorder is writing under another name is not written through this one, nor opened at all through

@@ -33,7 +33,8 @@ struct ClipOptions: ParsableArguments {
                                + "probable events keep theirs.", valueName: "size"), transform: ClipOptions.size)
     var clipsMaxSize: Int64?
 
-    @Option(help: ArgumentHelp("At most this many clips per event type (per sleeper with --channel-separation), the most probable (default: no limit).",
+    @Option(help: ArgumentHelp("At most this many clips per event type (per sleeper with --channel-separation), "
+                               + "the most probable (default: no limit).",
                                valueName: "n"))
     var clipsPerType: Int?
 

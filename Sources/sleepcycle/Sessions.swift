@@ -274,12 +274,11 @@ extension Sessions {
 /// The warning for clips `delete` and `prune` leave in place because another store indexed them.
 private func warnKept(_ kept: NightStore.KeptClips) {
     let files = AnalysisResult.counted(kept.files, "clip file")
-    switch kept.reason {
-    case .listedThere:
-        Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and still lists them (this store is a copy of it)")
-    case .unchecked:
-        Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and cannot be read to tell whether it still lists them")
+    let why = switch kept.reason {
+    case .listedThere: "still lists them (this store is a copy of it)"
+    case .unchecked: "cannot be read to tell whether it still lists them"
     }
+    Diagnostics.log.warning("night \(kept.night.uuidString): its \(files) kept: \(MessageText.path(kept.store)) indexed them and \(why)")
 }
 
 /// The list of nights as text, JSON (the contract's `sessions list --format json`) and CSV.

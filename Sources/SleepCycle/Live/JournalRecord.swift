@@ -158,23 +158,12 @@ public struct NightReplay: Sendable {
         self.separation = separation
     }
 
-    /// The events the journal has no clip record for (ended, or cut off by the interruption): a resume gives their
-    /// clips up, and removes a file one of them had written in the instant before the crash.
-    var eventsWithoutClips: [SoundEvent] {
-        var events: [Int: SoundEvent] = [:], clipped = Set<Int>()
-        for record in records {
-            switch record {
-            case .eventStarted(let e), .eventEnded(let e): events[e.id] = e
-            case .clip(let c): clipped.insert(c.eventId)
-            default: break
-            }
-        }
-        return events.values.filter { !clipped.contains($0.id) }.sorted { $0.id < $1.id }
-    }
-
-    /// The clips the journal records as written and not given up since, with their events' probability and
-    /// sleeper (`AudioClips`' limits count them on resume).
-    var earlierClips: [EarlierClip] {
+    /// What the journal says of the night's clips, for `AudioClips` on resume:
+    /// * `earlier`: the clips it records as written and not given up since, with their events' probability and
+    ///   sleeper (the limits count them);
+    /// * `unclipped`: the events it has no clip record for (ended, or cut off by the interruption), whose clips the
+    ///   resume gives up, removing a file one of them had written in the instant before the crash.
+    var clipRecords: (earlier: [EarlierClip], unclipped: [SoundEvent]) {
         var events: [Int: SoundEvent] = [:], clips: [Int: AudioClipReady] = [:]
         for record in records {
             switch record {
@@ -183,9 +172,10 @@ public struct NightReplay: Sendable {
             default: break
             }
         }
-        return clips.values.filter { $0.status == .written }.sorted { $0.eventId < $1.eventId }.map { c in
+        let earlier = clips.values.filter { $0.status == .written }.sorted { $0.eventId < $1.eventId }.map { c in
             EarlierClip(clip: c, probability: events[c.eventId]?.probability ?? 0, channel: events[c.eventId]?.channel)
         }
+        return (earlier, events.values.filter { clips[$0.id] == nil }.sorted { $0.id < $1.id })
     }
 
     /// The first id free after the journal's events (and candidates).

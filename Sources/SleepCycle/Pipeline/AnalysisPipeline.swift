@@ -72,8 +72,7 @@ public final class AnalysisPipeline {
         let undecided = try replay?.undecidedEvents() ?? (events: [], newIds: 0)
         resumedEvents = undecided.events
         context.firstEventId = (replay?.journalNextEventId ?? 0) + undecided.newIds
-        context.earlierClips = replay?.earlierClips ?? []
-        context.unclippedEvents = replay?.eventsWithoutClips ?? []
+        (context.earlierClips, context.unclippedEvents) = replay?.clipRecords ?? ([], [])
         let registrations = try PipelineBuilder.consumers(for: context)
         for r in registrations { bus.subscribe(r.consumer, replays: r.replays) }
         consumerNames = registrations.map(\.name)

@@ -19,9 +19,9 @@ public struct PipelineContext: Sendable {
     public var options: PipelineOptions
     /// The id of the first sound event (a resumed night continues after the ids of its journal).
     public var firstEventId = 0
-    /// A resumed night's clips written before the interruption (`NightReplay.earlierClips`).
+    /// A resumed night's clips written before the interruption (`NightReplay.clipRecords`).
     public var earlierClips: [EarlierClip] = []
-    /// A resumed night's events without a clip record (`NightReplay.eventsWithoutClips`).
+    /// A resumed night's events without a clip record (`NightReplay.clipRecords`).
     public var unclippedEvents: [SoundEvent] = []
 }
 
