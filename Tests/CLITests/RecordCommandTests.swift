@@ -189,10 +189,11 @@ import Testing
             let fedUntil = Double(offset + fed) / Double(bytesPerSecond)
             let journaled = night.endTime.timeIntervalSince(Self.startDate)
             // What was fed but not journaled: at most 2 s of audio (the pipe holds 0.13 s, a block 0.5 s, a chunk 0.5 s),
-            // plus what a 30× feed gets ahead while a loaded machine holds the journal writer back for up to 0.25 s of
-            // wall time (7.5 s of audio; in real time the same delay is 0.25 s of audio). The parallel test suites on
-            // two cores held it back 0.11 s at times (5.4 s of lag against a 0.1-s allowance).
-            #expect(fedUntil - journaled <= 2.0 + 30 * 0.25, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
+            // plus what a 30× feed gets ahead while a loaded machine holds the journal writer back for up to 0.35 s of
+            // wall time (10.5 s of audio; in real time the same delay is 0.35 s of audio). The parallel test suites on
+            // two cores held it back 0.11 s at times (5.4 s of lag against a 0.1-s allowance), and once 0.25 s in a
+            // clean-clone CI run (9.6 s against a 0.25-s allowance).
+            #expect(fedUntil - journaled <= 2.0 + 30 * 0.35, "kill \(kill): fed to \(fedUntil) s, journaled to \(journaled) s")
             // The next recorder starts a few seconds of audio later (the downtime).
             offset += fed + bytesPerSecond * Int.random(in: 1...5, using: &rng)
             offset -= offset % 2
