@@ -89,7 +89,15 @@ final class ClipWriter: @unchecked Sendable {
             where name.hasPrefix(".clip-") && name.hasSuffix(".tmp") {
                 _ = PathEncoding.withCString(folder + "/" + name) { unlink($0) }
             }
+            removeIfEmpty(folder)
         }
+    }
+
+    /// Removes a night's folder that giving up its clips left empty (`rmdir` fails unless it is): a night whose
+    /// clips were all given up leaves no folder behind, and `sessions delete` has no indexed clip to find it by.
+    /// The next clip in it makes it again.
+    private func removeIfEmpty(_ folder: String) {
+        if PathEncoding.withCString(folder, { rmdir($0) }) == 0 { madeFolders.remove(folder) }
     }
 
     func submit(_ job: Job) {
@@ -241,7 +249,10 @@ final class ClipWriter: @unchecked Sendable {
     /// Removes a kept clip (and its file) and returns its `.dropped` outcome.
     private func giveUp(_ id: Int, reason: String) -> ClipDelivery {
         let k = kept.removeValue(forKey: id)!
-        if let file = k.file { _ = PathEncoding.withCString(file) { unlink($0) } }
+        if let file = k.file {
+            _ = PathEncoding.withCString(file) { unlink($0) }
+            removeIfEmpty(PathEncoding.folder(of: file))
+        }
         totalBytes -= Int64(k.ready.bytes)
         var d = k.ready
         d.status = .dropped; d.reason = reason; d.path = nil; d.bytes = 0

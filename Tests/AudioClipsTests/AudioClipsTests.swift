@@ -138,6 +138,46 @@ struct AudioClipsTests {
         #expect(folder.files == ["clips/night/00001-snoring.flac", "clips/night/notes.txt"])
     }
 
+    /// A night whose clips are all given up leaves no empty folder (with two sleepers and a crash, `sessions
+    /// delete` left one: nothing indexed named it); a later clip makes the folder again.
+    @Test func aFolderLeftEmptyByGivenUpClipsIsRemoved() throws {
+        let folder = try ClipFolder()
+        try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 4)])
+        var config = AudioClipsConfig()
+        config.maxBytesPerNight = 100_000       // less than one 10-s clip of this noise (~280 kB)
+        let outcomes = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 1, from: 5, to: 6, probability: 0.9),
+            ScriptedEvent(id: 2, from: 30, to: 31, probability: 0.8),
+        ], config: config, directory: folder.path("clips"))
+        #expect(outcomes.count == 2 && outcomes.allSatisfy { $0.status == .dropped })
+        #expect(folder.files == ["n.wav"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("clips/night")))
+        #expect(FileManager.default.fileExists(atPath: folder.path("clips")))
+
+        // Given up one after the other (a per-type limit of one, the second more probable): the folder is made
+        // again for the clip that stays.
+        config = AudioClipsConfig()
+        config.maxClipsPerType = 1
+        let again = try playClips(path: folder.path("n.wav"), blockFrames: 8_000, events: [
+            ScriptedEvent(id: 1, from: 5, to: 6, probability: 0.6),
+            ScriptedEvent(id: 2, from: 30, to: 31, probability: 0.9),
+        ], config: config, directory: folder.path("clips"))
+        #expect(again.last?.status == .written && again.last?.eventId == 2)
+        #expect(folder.files == ["clips/night/00002-snoring.flac", "n.wav"])
+    }
+
+    /// A resume's leftovers in a folder that holds nothing else: the folder goes with them.
+    @Test func aResumesLeftoversAloneInTheirFolderTakeIt() throws {
+        let folder = try ClipFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("clips/night"), withIntermediateDirectories: true)
+        for name in ["00003-snoring.flac", ".clip-\(UUID().uuidString).tmp"] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path("clips/night/" + name)))
+        }
+        _ = try AudioClips(config: .default, output: ClipOutput(directory: folder.path("clips"), folderName: { _ in "night" }),
+                           unclipped: [SoundEvent(id: 3, type: .snoring, start: 0, end: 16_000, probability: 0.9)])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("clips/night")))
+    }
+
     @Test func theSizeCapGivesUpTheLeastProbableClips() throws {
         let folder = try ClipFolder()
         try writeWAV(folder.path("n.wav"), rate: 16_000, channels: [testSignal(frames: 60 * 16_000, seed: 4)])

@@ -11,7 +11,7 @@ JSON lines out) on
   * ICBHI chest recordings (manifest bpm), Coswara deep breathing (no labels).
 Nothing from shared/data is written into the repository: audio is converted into a temporary directory.
 """
-import argparse, csv, json, os, statistics, subprocess, sys, tempfile
+import argparse, csv, json, math, os, statistics, subprocess, sys, tempfile
 
 import numpy as np
 import scipy.signal as sps
@@ -136,7 +136,37 @@ def run_engine(binary, files, channels=1, extra=()):
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+# `--codec`: every signal goes through a recorder's lossy file before the estimator hears it (upsampled to the
+# recorder's rate, encoded and decoded by libsndfile as `analyze` decodes it, then back to 16 kHz). Compression
+# levels are libsndfile's (0 best, 1 smallest).
+CODECS = {
+    # A phone's voice-memo MP3: 44.1 kHz, LAME at a constant 56 kbps.
+    "mp3": (44100, "mp3", dict(format="MP3", subtype="MPEG_LAYER_III", compression_level=0.9,
+                               bitrate_mode="CONSTANT")),
+    # A messaging app's voice note: Ogg Opus at 48 kHz, about 24 kbps (variable).
+    "opus": (48000, "opus", dict(format="OGG", subtype="OPUS", compression_level=0.9)),
+}
+CODEC = None
+
+
+def coded(x, path):
+    """`x` (16 kHz) after a round trip through the file format CODEC names, written beside `path`."""
+    rate, ext, kw = CODECS[CODEC]
+    g = math.gcd(rate, FS)
+    up = sps.resample_poly(np.asarray(x, dtype=np.float64), rate // g, FS // g)
+    peak = max(1.0, float(np.max(np.abs(up)))) if len(up) else 1.0   # the file holds -1..1; the scale is undone
+    coded_path = path + "." + ext
+    sf.write(coded_path, (up / peak).astype(np.float32), rate, **kw)
+    y, fs = sf.read(coded_path, dtype="float64")
+    os.remove(coded_path)
+    g = math.gcd(fs, FS)
+    y = sps.resample_poly(y, FS // g, fs // g) * peak
+    return y[:len(x)] if len(y) >= len(x) else np.concatenate([y, np.zeros(len(x) - len(y))])
+
+
 def write_f32(path, x):
+    if CODEC:
+        x = coded(x, path)
     np.asarray(x, dtype="<f4").tofile(path)
 
 
@@ -405,7 +435,11 @@ def main():
                     help="envelope input of the estimator (default: %(default)s, as in the engine)")
     ap.add_argument("--verbose", action="store_true", help="list the synthetic estimates off by > 3 bpm")
     ap.add_argument("--only", choices=["synthetic", "fastslow", "negatives", "real"], action="append")
+    ap.add_argument("--codec", choices=sorted(CODECS),
+                    help="pass every signal through this lossy file format first (a phone's MP3, an Opus voice note)")
     args = ap.parse_args()
+    global CODEC
+    CODEC = args.codec
     binary = args.bin.split() + ["--window-sec", str(args.window), "--hop-sec", str(args.hop),
                                  "--envelope", args.envelope]
     rng = np.random.default_rng(args.seed)

@@ -28,7 +28,13 @@ Conditions (each applied alone to the reference night):
 * `mic-*`       the whole night through a microphone response: phone, laptop, cheap USB (band limits and EQ);
 * `level-*`     the whole night faded by 0 to -30 dB (input gain), stepped by +-6-12 dB every 1-4 min (an AGC),
                 or only the sleeper's sounds faded by 0 to -15 dB against the bed (turning away);
-* `household-x5` five times the distractors (60 per 30 min instead of 12), for the false events.
+* `household-x5` five times the distractors (60 per 30 min instead of 12), for the false events;
+* `file-*`      the reference night as a recorder stores it, through `analyze`'s decoder and resampler: a 48-kHz
+                16-bit WAV, a 44.1-kHz MP3 at 56 kbps (a phone's voice memo), an Ogg Opus voice note at ~24 kbps.
+                With `--fold-model` / `--model` (`detect-dev events`, which reads 16-kHz audio) they equal `reference`;
+* `mix-*`       several of the above at once, as a real bedroom combines them: a laptop in the 2-m room with the
+                events at 10 dB; a phone 4 m away in the far room over the fridge bed, with AGC steps, stored as MP3;
+                the 8-kHz USB microphone in the near room over traffic, the sleeper turning away.
 
 Scoring (rules of evaluate_nights.py): snoring segment-based at 1 s after merging gaps < 10 s (as the outside check
 scores it); talking and coughing event-based: reference and detected events merged across gaps < 3 s, a detected
@@ -213,6 +219,20 @@ MICS = {
 }
 
 
+# ---------------------------------------------------------------- recorders' files
+# The night as a recorder stores it, read by `analyze` through its decoder and resampler (the other conditions hand
+# it a 16-bit WAV at 16 kHz). The compression levels are libsndfile's (0 best, 1 smallest).
+INPUTS = {
+    # A 48-kHz recorder (USB microphones, phones' WAV recorders): lossless, resampled by `analyze`.
+    "wav48k": {"rate": 48000, "ext": "wav", "subtype": "PCM_16"},
+    # A phone's voice-memo MP3: 44.1 kHz, LAME at a constant 56 kbps.
+    "mp3": {"rate": 44100, "ext": "mp3", "format": "MP3", "subtype": "MPEG_LAYER_III", "compression_level": 0.9,
+            "bitrate_mode": "CONSTANT"},
+    # A messaging app's voice note: Ogg Opus at 48 kHz, about 24 kbps (variable).
+    "opus": {"rate": 48000, "ext": "opus", "format": "OGG", "subtype": "OPUS", "compression_level": 0.9},
+}
+
+
 # ---------------------------------------------------------------- the conditions
 def level_steps(rng, n):
     """Gain in dB per sample: +-6-12 dB steps every 1-4 min (an AGC), 0.2-s ramps, kept within -24..+6 dB."""
@@ -243,6 +263,13 @@ def conditions():
     out["level-agc"] = {"gain": "steps"}
     out["level-turn15"] = {"event_gain": 15.0}
     out["household-x5"] = {"spec": {"distractors": 5 * COND_SPEC["distractors"]}}
+    for i in INPUTS:
+        out["file-" + i] = {"input": i}
+    # Several changes at once, as a real bedroom combines them (each alone is a row above).
+    out["mix-laptop-2m-10"] = {"mic": "laptop", "room": "2m", "spec": out["snr-10"]["spec"]}
+    out["mix-phone-far-fridge-agc-mp3"] = {"mic": "phone", "room": "far", "background": "fridge", "gain": "steps",
+                                           "input": "mp3"}
+    out["mix-usb-near-traffic-turn15"] = {"mic": "usb", "room": "near", "background": "traffic", "event_gain": 15.0}
     return out
 
 
@@ -378,7 +405,7 @@ def main():
                                binary=[binary, "detect-dev"])
             detected = [[l for l in out if l["scene"] == j] for j in range(len(nights))]
         else:
-            detected = [E.run_analyze(x, binary) for x, _ in nights]
+            detected = [E.run_analyze(x, binary, INPUTS.get(conds[name].get("input"))) for x, _ in nights]
         res = score(nights, detected)
         report["conditions"][name] = res
         lines.append(row(name, res))

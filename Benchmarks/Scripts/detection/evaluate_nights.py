@@ -75,10 +75,20 @@ def seconds_active(intervals, n_sec):
     return act
 
 
-def run_analyze(x, binary):
+def run_analyze(x, binary, encoding=None):
+    """`analyze`'s events of the 16-kHz night `x` (times in 16-kHz samples). The night is written as a 16-bit WAV at
+    16 kHz, or as `encoding` says: a dict of `rate` (the night resampled to it first), `ext` (the file name's
+    extension) and the keyword arguments of `soundfile.write` (format, subtype, compression_level, ...)."""
+    enc = dict(encoding or {"rate": C.SR, "ext": "wav", "subtype": "PCM_16"})
+    rate, ext = enc.pop("rate"), enc.pop("ext")
+    if rate != C.SR:
+        from math import gcd
+        from scipy.signal import resample_poly
+        g = gcd(rate, C.SR)
+        x = np.clip(resample_poly(x, rate // g, C.SR // g), -1, 1).astype(np.float32)
     # One file per process: two scripts running side by side in one $DETECT_WORK must not read each other's night.
-    path = os.path.join(C.WORK, "night-%d.wav" % os.getpid())
-    sf.write(path, x, C.SR, subtype="PCM_16")
+    path = os.path.join(C.WORK, "night-%d.%s" % (os.getpid(), ext))
+    sf.write(path, x, rate, **enc)
     try:
         out = subprocess.run([binary, "analyze", path, "--format", "json", "--start", "2026-01-01T23:00:00.000Z",
                               "--no-progress"], capture_output=True, check=True, text=True).stdout
