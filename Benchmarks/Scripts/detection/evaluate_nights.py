@@ -24,10 +24,12 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import json
+import math
 import subprocess
 
 import numpy as np
 import soundfile as sf
+from scipy.signal import resample_poly
 
 import common as C
 import dataset as D
@@ -82,9 +84,7 @@ def run_analyze(x, binary, encoding=None):
     enc = dict(encoding or {"rate": C.SR, "ext": "wav", "subtype": "PCM_16"})
     rate, ext = enc.pop("rate"), enc.pop("ext")
     if rate != C.SR:
-        from math import gcd
-        from scipy.signal import resample_poly
-        g = gcd(rate, C.SR)
+        g = math.gcd(rate, C.SR)
         x = np.clip(resample_poly(x, rate // g, C.SR // g), -1, 1).astype(np.float32)
     # One file per process: two scripts running side by side in one $DETECT_WORK must not read each other's night.
     path = os.path.join(C.WORK, "night-%d.%s" % (os.getpid(), ext))
