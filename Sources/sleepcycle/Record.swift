@@ -28,13 +28,13 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Sample format of --input: s16le or f32le (default s16le).")
     var inputFormat: RawPCMEncoding?
 
-    @Option(help: ArgumentHelp("Sample rate of the input in Hz, 8000–192000 (default 16000).", valueName: "Hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate of the input in Hz, 8000–192000 (default 16000).", valueName: "Hz"))
     var rate: Int?
 
-    @Option(help: ArgumentHelp("Channels of the input: 1, or 2 for two microphones (default 1).", valueName: "1|2"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Channels of the input: 1, or 2 for two microphones (default 1).", valueName: "1|2"))
     var channels: Int?
 
-    @Option(help: ArgumentHelp("Stop after this much audio, e.g. 8h, 7h30m (default: until stopped).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much audio, e.g. 8h, 7h30m (default: until stopped).",
                                valueName: "duration"),
             transform: { try DurationText.parse($0, range: 1...(48 * 3600)).seconds })
     var duration: Double?
@@ -51,7 +51,7 @@ struct Record: AsyncParsableCommand {
             transform: OptionValue.clockTime)
     var alarm: ClockTime?
 
-    @Option(help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
+    @Option(parsing: .unconditional, help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
             transform: OptionValue.alarmWindow)
     var alarmWindow: Double?
 
@@ -99,8 +99,8 @@ struct Record: AsyncParsableCommand {
         if night != nil && !resume { throw ValidationError("a night id is only taken with --resume") }
         if input != nil && device != nil { throw ValidationError("--input and --device cannot be used together") }
         if input == nil && (inputFormat != nil) { throw ValidationError("--input-format needs --input") }
-        if let channels, !(1...2).contains(channels) { throw ValidationError("--channels must be 1 or 2") }
-        if let rate, !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be 8000–192000 Hz") }
+        if let channels, !(1...2).contains(channels) { throw ValidationError("--channels must be 1 or 2 (got \(channels))") }
+        if let rate, !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be 8000–192000 Hz (got \(rate))") }
         if alarmWindow != nil && alarm == nil { throw ValidationError("--alarm-window needs --alarm") }
         if alarmCommand != nil && alarm == nil && !resume { throw ValidationError("--alarm-command needs --alarm") }
         if resume && alarm != nil { throw ValidationError("--alarm cannot change on --resume: the night keeps its alarm") }

@@ -255,7 +255,7 @@ extension Sessions {
     struct Prune: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete the nights that started longer ago than "
             + "--older-than (a night being recorded is kept).")
-        @Option(help: ArgumentHelp("Age, e.g. 30d, 12h, 2d12h.", valueName: "duration"),
+        @Option(parsing: .unconditional, help: ArgumentHelp("Age, e.g. 30d, 12h, 2d12h.", valueName: "duration"),
                 transform: { try DurationText.parse($0, range: 0...(100 * 366 * 86_400)).seconds })
         var olderThan: Double
         @OptionGroup var storeOptions: StoreOptions

@@ -34,6 +34,30 @@ import Testing
         #expect(offset.stderr.contains("+25:00 is out of range"))
     }
 
+    /// A negative number is a value out of range, not a missing value: the argument parser takes "-1" for an option
+    /// unless the option parses its next word unconditionally.
+    @Test func negativeNumbersAreNamedAsOutOfRange() throws {
+        let clips = temp.path("clips")
+        let cases: [([String], String)] = [
+            (["analyze", night, "--clips", clips, "--clips-per-type", "-1"], "--clips-per-type must be at least 1"),
+            (["analyze", night, "--clips", clips, "--clip-length", "-3"], "-3"),
+            (["analyze", night, "--clips", clips, "--clips-max-size", "-5MB"], "-5MB"),
+            (["analyze", night, "--alarm", "07:00", "--alarm-window", "-10m"], "-10m"),
+            (["features", night, "--frame-length", "-1024"], "-1024"),
+            (["features", night, "--hop-length", "-1"], "-1"),
+            (["record", "--input", "-", "--rate", "-1"], "-1"),
+            (["record", "--input", "-", "--channels", "-2"], "-2"),
+            (["record", "--input", "-", "--duration", "-5m"], "-5m"),
+            (["sessions", "prune", "--older-than", "-3d", "--store", temp.path("s.sqlite")], "-3d"),
+            (["hr-session", night, "--window", "-60s"], "-60s"),
+        ]
+        for (args, named) in cases {
+            let r = try BuiltBinary.run(args)
+            expectOneLine(r, status: 64, args.joined(separator: " "))
+            #expect(!r.stderr.contains("Missing value") && r.stderr.contains(named), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func missingInputsAre66() throws {
         let missing = temp.path("missing.wav")
         for args in [["analyze", missing], ["features", missing], ["stage", "--epochs", missing],
