@@ -4,6 +4,7 @@
     python3 Benchmarks/Scripts/detection/blend.py                     # both mixes, then Sources/ and Tests/
     python3 Benchmarks/Scripts/detection/blend.py --reuse             # blend the mixes of an earlier run again
     python3 Benchmarks/Scripts/detection/blend.py --files A.json B.json OUT.json   # blend two model files
+    python3 Benchmarks/Scripts/detection/blend.py --second-mix DETECT_NIGHT_REVERB_SHARE=0.5 ...   # another 2nd mix
 
 The built-in model is two `train.py` models averaged: the default mix ("plain": the training nights as recorded
 by the bedroom microphone the clips came from) and the same mix with half of the training nights heard through a
@@ -144,7 +145,14 @@ def main():
                     help="blend the mixes' models of an earlier run ($DETECT_WORK/mix-*/) instead of training them")
     ap.add_argument("--fold-models", metavar="DIR", default=None,
                     help="also write the blended fold models 2 and 3 into DIR (for evaluate_nights.py --reuse-models)")
+    ap.add_argument("--second-mix", nargs="+", metavar="KNOB=VALUE", default=None,
+                    help="an experimental second mix in place of night-mic: these environment knobs (README), trained "
+                         "in $DETECT_WORK/mix-<name> with <name> made from them; the plain mix is shared")
     args = ap.parse_args()
+    if args.second_mix:
+        knobs = dict(kv.split("=", 1) for kv in args.second_mix)
+        name = "-".join("%s%s" % (k.replace("DETECT_", "").lower().replace("_", "-"), v) for k, v in sorted(knobs.items()))
+        MIXES[1] = (name, knobs)
     base = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
     # train.py's writers, imported with the plain mix's work directory (its import reads $DETECT_WORK).
     os.environ["DETECT_WORK"] = os.path.join(base, "mix-plain")

@@ -218,7 +218,7 @@ def night_segments(binary=None):
     os.makedirs(C.WORK, exist_ok=True)
     key = "%d-%g-%s-%s-%g-%g-%d-%d" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
                                        json.dumps(N.TRAIN_SPEC, sort_keys=True), NIGHT_REVERB_SHARE,
-                                       NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE
+                                       NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE + "-rb"
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
@@ -265,10 +265,16 @@ def _night_part(plan, binary):
             kind = TRAIN_NIGHT_KINDS[j % len(TRAIN_NIGHT_KINDS)]
             # The night's room and microphone come from generators of their own, so its events, levels and
             # distractors are those of the dry night: NIGHT_REVERB_SHARE of the nights in a synthetic room (every
-            # clip convolved), NIGHT_MIC_SHARE of them through a random microphone.
+            # clip convolved, and the sleeper's all-night breathing in a room of its own generator, so that a tail
+            # of reverberation is not evidence of an event), NIGHT_MIC_SHARE of them through a random microphone.
             arng = np.random.default_rng([SEED, 700 + k, j])
             reverb = np.random.default_rng([SEED, 800 + k, j]) if arng.random() < NIGHT_REVERB_SHARE else None
-            x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], N.TRAIN_SPEC, reverb_rng=reverb)
+            breathing_room = None
+            if reverb is not None:
+                brng = np.random.default_rng([SEED, 850 + k, j])
+                breathing_room = lambda br: C.reverberate(brng, br)[:len(br)]
+            x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], N.TRAIN_SPEC, reverb_rng=reverb,
+                                     convolve_breathing=breathing_room)
             if arng.random() < NIGHT_MIC_SHARE:
                 x = np.clip(C.through_microphone(C.microphone(arng), x), -1, 1)
             folds.append(k)
