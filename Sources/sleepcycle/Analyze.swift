@@ -69,7 +69,8 @@ struct Analyze: ParsableCommand {
                                + "have fired.", valueName: "HH:MM"), transform: OptionValue.clockTime)
     var alarm: ClockTime?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Smart-alarm window before the alarm time, 1 s to 12 h: 30m (default), 45min, 1h, "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Smart-alarm window before the alarm time, 1 s to 12 h: 30m (default), 45min, 1h, "
                                + "90s; a bare number is minutes.", valueName: "duration"),
             transform: OptionValue.alarmWindow)
     var alarmWindow: Double?

@@ -20,25 +20,30 @@ struct ClipOptions: ParsableArguments {
                                + "digits. Nothing unencrypted is written.", valueName: "file"), completion: .file())
     var clipsKey: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("A clip's length around a shorter event (default 10s; a longer event's clip is the "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("A clip's length around a shorter event (default 10s; a longer event's clip is the "
                                + "event, at most 60 s).", valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 1...600).seconds })
     var clipLength: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only events at least this long get a clip, e.g. 2s (default: any).", valueName: "duration"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Only events at least this long get a clip, e.g. 2s (default: any).", valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 0...600).seconds })
     var clipMinDuration: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Per-night size cap of the clips, e.g. 200MB, 1GB (default 1GB); beyond it the most "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Per-night size cap of the clips, e.g. 200MB, 1GB (default 1GB); beyond it the most "
                                + "probable events keep theirs.", valueName: "size"), transform: ClipOptions.size)
     var clipsMaxSize: Int64?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many clips per event type (per sleeper with --channel-separation), "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("At most this many clips per event type (per sleeper with --channel-separation), "
                                + "the most probable (default: no limit).",
                                valueName: "n"))
     var clipsPerType: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Source audio held for events decided after they end (default 150s with talking, else "
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Source audio held for events decided after they end (default 150s with talking, else "
                                + "60s, more for clips over 42s): memory is this × rate × channels × 2 bytes.",
                                valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 1...3600).seconds })

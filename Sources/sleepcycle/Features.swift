@@ -24,10 +24,12 @@ struct Features: ParsableCommand {
     @Option(help: "Output format: csv or json.")
     var format: Format = .csv
 
-    @Option(parsing: .unconditional, help: "Frame (FFT) length in samples at 16 kHz: even, 64…65536.")
+    @Option(parsing: .unconditional,
+            help: "Frame (FFT) length in samples at 16 kHz: even, 64…65536.")
     var frameLength: Int = 1024
 
-    @Option(parsing: .unconditional, help: "Hop between frame centres in samples at 16 kHz: 1…frame length.")
+    @Option(parsing: .unconditional,
+            help: "Hop between frame centres in samples at 16 kHz: 1…frame length.")
     var hopLength: Int = 512
 
     enum Planning: String, ExpressibleByArgument, CaseIterable { case estimate, measure }

@@ -25,11 +25,13 @@ struct HRSession: ParsableCommand {
     @Option(help: "Session mode: focus (default) or breathing.")
     var mode: SessionMode = .focus
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The sliding window of each frame (default 60s).", valueName: "duration"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("The sliding window of each frame (default 60s).", valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 5...3600).seconds })
     var window: Double = 60
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("A frame every this often (default 5s).", valueName: "duration"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("A frame every this often (default 5s).", valueName: "duration"),
             transform: { try DurationText.parse($0, bareUnit: .seconds, range: 0.5...3600).seconds })
     var emitInterval: Double = 5
 

@@ -28,13 +28,16 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Sample format of --input: s16le or f32le (default s16le).")
     var inputFormat: RawPCMEncoding?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Sample rate of the input in Hz, 8000–192000 (default 16000).", valueName: "Hz"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Sample rate of the input in Hz, 8000–192000 (default 16000).", valueName: "Hz"))
     var rate: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Channels of the input: 1, or 2 for two microphones (default 1).", valueName: "1|2"))
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Channels of the input: 1, or 2 for two microphones (default 1).", valueName: "1|2"))
     var channels: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this much audio, e.g. 8h, 7h30m (default: until stopped).",
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Stop after this much audio, e.g. 8h, 7h30m (default: until stopped).",
                                valueName: "duration"),
             transform: { try DurationText.parse($0, range: 1...(48 * 3600)).seconds })
     var duration: Double?
@@ -51,7 +54,8 @@ struct Record: AsyncParsableCommand {
             transform: OptionValue.clockTime)
     var alarm: ClockTime?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Smart-alarm window before the alarm time (default 30m).", valueName: "duration"),
             transform: OptionValue.alarmWindow)
     var alarmWindow: Double?
 

@@ -192,7 +192,8 @@ extension Sessions {
         enum Format: String, ExpressibleByArgument, CaseIterable { case html, csv }
         @Option(help: "Output format: html (a report to open in a browser; default) or csv (a row per night).")
         var format: Format = .html
-        @Option(parsing: .unconditional, help: ArgumentHelp("Only the most recent N nights (default: all).", valueName: "N"))
+        @Option(parsing: .unconditional,
+                help: ArgumentHelp("Only the most recent N nights (default: all).", valueName: "N"))
         var last: Int?
         @Option(help: ArgumentHelp("Write the output to this file ('-': standard output).", valueName: "path"),
                 completion: .file())
@@ -255,7 +256,8 @@ extension Sessions {
     struct Prune: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete the nights that started longer ago than "
             + "--older-than (a night being recorded is kept).")
-        @Option(parsing: .unconditional, help: ArgumentHelp("Age, e.g. 30d, 12h, 2d12h.", valueName: "duration"),
+        @Option(parsing: .unconditional,
+                help: ArgumentHelp("Age, e.g. 30d, 12h, 2d12h.", valueName: "duration"),
                 transform: { try DurationText.parse($0, range: 0...(100 * 366 * 86_400)).seconds })
         var olderThan: Double
         @OptionGroup var storeOptions: StoreOptions

@@ -218,7 +218,8 @@ def night_segments(binary=None):
     os.makedirs(C.WORK, exist_ok=True)
     key = "%d-%g-%s-%s-%g-%g-%d-%d" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
                                        json.dumps(N.TRAIN_SPEC, sort_keys=True), NIGHT_REVERB_SHARE,
-                                       NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE + "-rb"
+                                       NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE \
+        + ("-rb" if NIGHT_REVERB_SHARE > 0 else "")   # reverberant nights: their breathing in a room too
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
