@@ -167,6 +167,55 @@ def room_impulse(rng, rt60=(0.3, 0.8), drr_db=(-3.0, 6.0)):
     return h.astype(np.float32)
 
 
+def image_room(rng, n_heads=4, n_elsewhere=2, distance=(1.0, 4.0), rt60=(0.25, 0.7)):
+    """Impulse responses of one random shoebox bedroom by the image-source method (pyroomacoustics): room 3-6.5 x
+    2.5-5 x 2.3-3 m, a target RT60 drawn from `rt60` (Sabine's absorption, capped where the room cannot be that
+    dry), air absorption; a microphone 0.3-1.2 m high near a wall, then `n_heads` positions of the sleeper's head at
+    one distance drawn from `distance` (0.4-0.9 m high) and `n_elsewhere` positions anywhere in the room (the
+    household's distractors). Each response starts just before its direct path and is normalised to a unit direct
+    path, so distance is reverberation only (its level loss is the SNR draw). Unlike `room_impulse`, the early
+    reflections are discrete and comb-filter the sound, and the late field is the room's modes, as in a real room."""
+    import pyroomacoustics as pra
+    dims = np.array([rng.uniform(3.0, 6.5), rng.uniform(2.5, 5.0), rng.uniform(2.3, 3.0)])
+    mic = np.array([rng.uniform(0.2, 0.6), rng.uniform(0.2, dims[1] - 0.2), rng.uniform(0.3, 1.2)])
+    dist = rng.uniform(*distance)
+    srcs = []
+    for _ in range(10000):
+        if len(srcs) == n_heads + n_elsewhere:
+            break
+        if len(srcs) < n_heads:
+            az = rng.uniform(-np.pi / 2, np.pi / 2)
+            p = np.array([mic[0] + dist * np.cos(az), mic[1] + dist * np.sin(az), rng.uniform(0.4, 0.9)])
+        else:
+            p = np.array([rng.uniform(0.3, dims[0] - 0.3), rng.uniform(0.3, dims[1] - 0.3), rng.uniform(0.3, 1.8)])
+        if all(0.2 < p[i] < dims[i] - 0.2 for i in range(3)):
+            srcs.append(p)
+        elif len(srcs) < n_heads and _ > 200:
+            dist = max(0.5, dist * 0.95)    # the drawn distance does not fit this room: come a little closer
+    target = rng.uniform(*rt60)
+    while True:
+        try:
+            e_abs, order = pra.inverse_sabine(target, dims.tolist())
+            break
+        except ValueError:                  # too dry for the room's size (absorption > 1): a livelier target
+            target *= 1.15
+    r = pra.ShoeBox(dims.tolist(), fs=SR, materials=pra.Material(float(e_abs)), max_order=min(order, 40),
+                    air_absorption=True)
+    for p in srcs:
+        r.add_source(p.tolist())
+    r.add_microphone_array(mic.reshape(3, 1))
+    r.compute_rir()
+    return [from_direct_path(r.rir[0][i]) for i in range(len(srcs))]
+
+
+def from_direct_path(h):
+    """An image-source impulse response from 40 samples before its direct path (its largest tap), scaled to a unit
+    direct path."""
+    h = np.asarray(h, np.float64)
+    d0 = int(np.argmax(np.abs(h)))
+    return (h[max(0, d0 - 40):] / np.abs(h[d0])).astype(np.float32)
+
+
 def reverberate(rng, x, **kw):
     """`x` convolved with a fresh `room_impulse(rng, **kw)` (longer by the impulse response's tail)."""
     return fftconvolve(x, room_impulse(rng, **kw)).astype(np.float32)

@@ -190,11 +190,7 @@ def room_rirs(name):
     r.add_microphone_array(mic.reshape(3, 1))
     r.compute_rir()
     measured = float(np.median(r.measure_rt60()))
-    hs = []
-    for i in range(N_RIRS):
-        h = np.asarray(r.rir[0][i], np.float64)
-        d0 = int(np.argmax(np.abs(h)))
-        hs.append((h[max(0, d0 - 40):] / np.abs(h[d0])).astype(np.float32))   # start just before the direct path
+    hs = [C.from_direct_path(r.rir[0][i]) for i in range(N_RIRS)]
     C.write_atomically(cache, lambda tmp: np.savez(tmp, rt60=measured, **{"h%d" % i: h for i, h in enumerate(hs)}))
     return hs, measured
 

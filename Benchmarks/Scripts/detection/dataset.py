@@ -4,6 +4,7 @@ import json
 import os
 
 import numpy as np
+from scipy.signal import fftconvolve
 
 import common as C
 
@@ -202,6 +203,10 @@ AMBIGUOUS_SNORING = tuple(float(v) for v in os.environ.get("DETECT_SNORE_LABEL",
 # Share of the training nights in a synthetic room / through a random microphone (issue 31's mixes; 0: dry, flat).
 NIGHT_REVERB_SHARE = float(os.environ.get("DETECT_NIGHT_REVERB_SHARE", "0"))
 NIGHT_MIC_SHARE = float(os.environ.get("DETECT_NIGHT_MIC_SHARE", "0"))
+# The reverberant nights' rooms: "tail" (C.room_impulse, a fresh exponential noise tail per clip) or "image" (one
+# image-source bedroom per night, C.image_room: the sleeper's sounds from 4 head positions at one distance of 1-4 m,
+# the distractors from elsewhere in the room).
+NIGHT_ROOM = os.environ.get("DETECT_NIGHT_ROOM", "tail")
 # Processes that build the training nights' segment cache (each runs its own detect-dev).
 NIGHT_WORKERS = int(os.environ.get("DETECT_WORKERS", str(os.cpu_count() or 1)))
 AMBIGUOUS_TALKING = tuple(float(v) for v in os.environ.get("DETECT_TALK_LABEL", "0.2,0.5").split(","))
@@ -219,7 +224,8 @@ def night_segments(binary=None):
     key = "%d-%g-%s-%s-%g-%g-%d-%d" % (N_TRAIN_NIGHTS_PER_FOLD, TRAIN_NIGHT_MINUTES, TRAIN_NIGHT_KINDS,
                                        json.dumps(N.TRAIN_SPEC, sort_keys=True), NIGHT_REVERB_SHARE,
                                        NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE \
-        + ("-rb" if NIGHT_REVERB_SHARE > 0 else "")   # reverberant nights: their breathing in a room too
+        + ("-rb" if NIGHT_REVERB_SHARE > 0 else "") \
+        + ("-" + NIGHT_ROOM if NIGHT_REVERB_SHARE > 0 and NIGHT_ROOM != "tail" else "")
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
@@ -270,12 +276,17 @@ def _night_part(plan, binary):
             # of reverberation is not evidence of an event), NIGHT_MIC_SHARE of them through a random microphone.
             arng = np.random.default_rng([SEED, 700 + k, j])
             reverb = np.random.default_rng([SEED, 800 + k, j]) if arng.random() < NIGHT_REVERB_SHARE else None
-            breathing_room = None
-            if reverb is not None:
+            breathing_room, convolve = None, None
+            if reverb is not None and NIGHT_ROOM == "image":
+                hs = C.image_room(reverb)
+                convolve = lambda clip, cls, hs=hs, g=reverb: fftconvolve(
+                    clip, hs[g.integers(4)] if cls else hs[4 + g.integers(len(hs) - 4)]).astype(np.float32)
+                breathing_room = lambda br, h=hs[0]: fftconvolve(br, h)[:len(br)].astype(np.float32)
+            elif reverb is not None:
                 brng = np.random.default_rng([SEED, 850 + k, j])
                 breathing_room = lambda br: C.reverberate(brng, br)[:len(br)]
             x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], N.TRAIN_SPEC, reverb_rng=reverb,
-                                     convolve_breathing=breathing_room)
+                                     convolve=convolve, convolve_breathing=breathing_room)
             if arng.random() < NIGHT_MIC_SHARE:
                 x = np.clip(C.through_microphone(C.microphone(arng), x), -1, 1)
             folds.append(k)
