@@ -10,6 +10,11 @@ it (the training label's threshold); for the covered snores, the segment stage's
 segment trees in float64, `train.predict`: no context stage, no screen, no bout rule). A low coverage says the
 segmenter misses the snores; a high coverage with a low p(snoring) says the classifier does. Prints one line per
 condition and model. About 30 s per condition on 2 cores.
+
+    python3 Benchmarks/Scripts/detection/snore_diagnosis.py --levels laptop
+
+says instead how a microphone of `conditions.py` moves the SNR: the level it takes from snores, speech and each kind
+of training background.
 """
 import argparse
 import json
@@ -49,17 +54,40 @@ def covering_segment(segments, a, b):
     return best, share
 
 
+def levels(mic, pools):
+    """Median change of active RMS (dB) through `mic`: up to 200 of the fold's snores, 10 utterances of each of the
+    first 3 speakers, and 40 20-s training backgrounds (`common.background`, seed 1) by kind."""
+    def change(x):
+        return 20 * np.log10(C.active_rms(mic(x).astype(np.float32)) / C.active_rms(x))
+    snores = [change(c) for g in pools["snore_groups"] for c in g][:200]
+    speech = [change(u) for spk in pools["speakers"][:3] for u in spk[:10]]
+    rng, beds = np.random.default_rng(1), {}
+    for _ in range(40):
+        piece, kind = C.background(rng, 20 * C.SR)
+        beds.setdefault(kind, []).append(change(piece))
+    print("snores: median %.1f dB (10-90 %%: %.1f to %.1f), n %d" % (np.median(snores), *np.percentile(snores, [10, 90]),
+                                                                  len(snores)))
+    print("speech: median %.1f dB, n %d" % (np.median(speech), len(speech)))
+    for kind, v in sorted(beds.items()):
+        print("background %s: median %.1f dB, n %d" % (kind, np.median(v), len(v)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", action="append", required=True, help="a model file (repeatable)")
+    ap.add_argument("--model", action="append", help="a model file (repeatable)")
     ap.add_argument("--fold", type=int, default=2)
     ap.add_argument("--only", nargs="+", default=["reference", "mic-laptop", "snr-10", "room-2m", "laptop-10", "2m-10",
                                                   "laptop-2m", "mix-laptop-2m-10"])
     ap.add_argument("--binary", default=None, help="the sleepcycle CLI (default: $SLEEPCYCLE_BIN / .build/release)")
+    ap.add_argument("--levels", metavar="MIC", default=None,
+                    help="instead: how much a conditions.py microphone (phone, laptop, usb) lowers the fold's snores, "
+                         "speech and each kind of training background (active RMS in dB), i.e. how it moves the SNR")
     args = ap.parse_args()
-    binary = [args.binary, "detect-dev"] if args.binary else None
-    models = [json.load(open(p)) for p in args.model]
     pools = N.pools_for_fold(D.items(), args.fold, khan=True)
+    if args.levels:
+        return levels(K.MICS[args.levels], pools)
+    binary = [args.binary, "detect-dev"] if args.binary else None
+    models = [json.load(open(p)) for p in args.model or []]
     conds = conditions()
     snoring = C.CLASSES.index("snoring")
     print("| condition | model | snores | covered | p(snoring) of covered: median | share >= 0.5 |")
