@@ -86,8 +86,10 @@ def main():
     pools = N.pools_for_fold(D.items(), args.fold, khan=True)
     if args.levels:
         return levels(K.MICS[args.levels], pools)
+    if not args.model:
+        ap.error("give at least one --model (or --levels MIC)")
     binary = [args.binary, "detect-dev"] if args.binary else None
-    models = [json.load(open(p)) for p in args.model or []]
+    models = [json.load(open(p)) for p in args.model]
     conds = conditions()
     snoring = C.CLASSES.index("snoring")
     print("| condition | model | snores | covered | p(snoring) of covered: median | share >= 0.5 |")
