@@ -79,15 +79,15 @@ def main():
     ap.add_argument("--only", nargs="+", default=["reference", "mic-laptop", "snr-10", "room-2m", "laptop-10", "2m-10",
                                                   "laptop-2m", "mix-laptop-2m-10"])
     ap.add_argument("--binary", default=None, help="the sleepcycle CLI (default: $SLEEPCYCLE_BIN / .build/release)")
-    ap.add_argument("--levels", metavar="MIC", default=None,
+    ap.add_argument("--levels", metavar="MIC", default=None, choices=sorted(K.MICS),
                     help="instead: how much a conditions.py microphone (phone, laptop, usb) lowers the fold's snores, "
                          "speech and each kind of training background (active RMS in dB), i.e. how it moves the SNR")
     args = ap.parse_args()
+    if not args.model and not args.levels:
+        ap.error("give at least one --model (or --levels MIC)")
     pools = N.pools_for_fold(D.items(), args.fold, khan=True)
     if args.levels:
         return levels(K.MICS[args.levels], pools)
-    if not args.model:
-        ap.error("give at least one --model (or --levels MIC)")
     binary = [args.binary, "detect-dev"] if args.binary else None
     models = [json.load(open(p)) for p in args.model]
     conds = conditions()
