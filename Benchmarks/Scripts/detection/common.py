@@ -391,13 +391,13 @@ def _peaking(f0, gain_db, q):
     return np.concatenate([b / d[0], d / d[0]])[None, :]
 
 
-def microphone(rng):
-    """A random microphone response (second-order sections) for augmentation: a high-pass at 60-450 Hz
-    (log-uniform; order 2 or 4), a low-pass at 3.4-7.5 kHz on 60 % of draws (order 4), and 0-3 peaking resonances
-    or notches (400 Hz - 6 kHz, +-3-9 dB, Q 0.7-3). Phones, laptops, webcams and cheap USB microphones cut the
+def microphone(rng, highpass=(60, 450)):
+    """A random microphone response (second-order sections) for augmentation: a high-pass drawn from `highpass` Hz
+    (60-450 by default; log-uniform; order 2 or 4), a low-pass at 3.4-7.5 kHz on 60 % of draws (order 4), and 0-3
+    peaking resonances or notches (400 Hz - 6 kHz, +-3-9 dB, Q 0.7-3). Phones, laptops, webcams and cheap USB microphones cut the
     low end where snores live and colour the rest; every draw is a different one of them, none a copy of the
     responses `conditions.MICS` evaluates."""
-    hp = float(np.exp(rng.uniform(np.log(60), np.log(450))))
+    hp = float(np.exp(rng.uniform(np.log(highpass[0]), np.log(highpass[1]))))
     parts = [butter(int(rng.choice([2, 4])), hp, "highpass", fs=SR, output="sos")]
     if rng.random() < 0.6:
         parts.append(butter(4, rng.uniform(3400, 7500), "lowpass", fs=SR, output="sos"))
