@@ -180,9 +180,9 @@ def image_room(rng, n_heads=4, n_elsewhere=2, distance=(1.0, 4.0), rt60=(0.25, 0
     mic = np.array([rng.uniform(0.2, 0.6), rng.uniform(0.2, dims[1] - 0.2), rng.uniform(0.3, 1.2)])
     dist = rng.uniform(*distance)
     srcs = []
-    for _ in range(10000):
-        if len(srcs) == n_heads + n_elsewhere:
-            break
+    tries = 0
+    while len(srcs) < n_heads + n_elsewhere:
+        tries += 1
         if len(srcs) < n_heads:
             az = rng.uniform(-np.pi / 2, np.pi / 2)
             p = np.array([mic[0] + dist * np.cos(az), mic[1] + dist * np.sin(az), rng.uniform(0.4, 0.9)])
@@ -190,7 +190,7 @@ def image_room(rng, n_heads=4, n_elsewhere=2, distance=(1.0, 4.0), rt60=(0.25, 0
             p = np.array([rng.uniform(0.3, dims[0] - 0.3), rng.uniform(0.3, dims[1] - 0.3), rng.uniform(0.3, 1.8)])
         if all(0.2 < p[i] < dims[i] - 0.2 for i in range(3)):
             srcs.append(p)
-        elif len(srcs) < n_heads and _ > 200:
+        elif len(srcs) < n_heads and tries > 200:
             dist = max(0.5, dist * 0.95)    # the drawn distance does not fit this room: come a little closer
     target = rng.uniform(*rt60)
     while True:
@@ -206,6 +206,19 @@ def image_room(rng, n_heads=4, n_elsewhere=2, distance=(1.0, 4.0), rt60=(0.25, 0
     r.add_microphone_array(mic.reshape(3, 1))
     r.compute_rir()
     return [from_direct_path(r.rir[0][i]) for i in range(len(srcs))]
+
+
+def room_hooks(hs, rng, n_heads=4):
+    """`nights.build_night`'s `convolve` and `convolve_breathing` for one room's responses `hs` (the first `n_heads`
+    at the sleeper's head, the rest elsewhere): an event through a head position drawn from `rng`, a distractor
+    through one of the others, the all-night breathing through the first head position (no draw)."""
+    def convolve(clip, cls):
+        h = hs[rng.integers(n_heads)] if cls else hs[n_heads + rng.integers(len(hs) - n_heads)]
+        return fftconvolve(clip, h).astype(np.float32)
+
+    def convolve_breathing(br):
+        return fftconvolve(br, hs[0])[:len(br)].astype(np.float32)
+    return convolve, convolve_breathing
 
 
 def from_direct_path(h):
@@ -394,9 +407,9 @@ def _peaking(f0, gain_db, q):
 def microphone(rng, highpass=(60, 450)):
     """A random microphone response (second-order sections) for augmentation: a high-pass drawn from `highpass` Hz
     (60-450 by default; log-uniform; order 2 or 4), a low-pass at 3.4-7.5 kHz on 60 % of draws (order 4), and 0-3
-    peaking resonances or notches (400 Hz - 6 kHz, +-3-9 dB, Q 0.7-3). Phones, laptops, webcams and cheap USB microphones cut the
-    low end where snores live and colour the rest; every draw is a different one of them, none a copy of the
-    responses `conditions.MICS` evaluates."""
+    peaking resonances or notches (400 Hz - 6 kHz, +-3-9 dB, Q 0.7-3). Phones, laptops, webcams and cheap USB
+    microphones cut the low end where snores live and colour the rest; every draw is a different one of them, none a
+    copy of the responses `conditions.MICS` evaluates."""
     hp = float(np.exp(rng.uniform(np.log(highpass[0]), np.log(highpass[1]))))
     parts = [butter(int(rng.choice([2, 4])), hp, "highpass", fs=SR, output="sos")]
     if rng.random() < 0.6:

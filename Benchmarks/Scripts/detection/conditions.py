@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 from scipy.ndimage import uniform_filter1d
-from scipy.signal import butter, fftconvolve, resample_poly, sosfilt
+from scipy.signal import butter, resample_poly, sosfilt
 
 import common as C
 import dataset as D
@@ -281,11 +281,8 @@ def condition_night(cond, name, pools, k, minutes, night_set, j):
     if "room" in cond:
         hs, _ = room_rirs(cond["room"])
         # The sleeper's sounds from one of the 4 head positions at the room's distance, distractors from the 2
-        # positions elsewhere in the room.
-        kw["convolve"] = lambda clip, cls: fftconvolve(
-            clip, hs[crng.integers(4) if cls else 4 + crng.integers(N_RIRS - 4)]).astype(np.float32)
-        # The sleeper's breathing from the first head position, all night (no draw: the events' rooms stay the same).
-        kw["convolve_breathing"] = lambda br: fftconvolve(br, hs[0])[:len(br)].astype(np.float32)
+        # positions elsewhere in the room, the breathing from the first head position all night.
+        kw["convolve"], kw["convolve_breathing"] = C.room_hooks(hs, crng)
     total = minutes * 60
     if "event_gain" in cond:
         kw["event_gain_db"] = lambda t: -cond["event_gain"] * t / total

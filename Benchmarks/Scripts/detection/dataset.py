@@ -4,7 +4,6 @@ import json
 import os
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 import common as C
 
@@ -210,7 +209,8 @@ NIGHT_ROOM = os.environ.get("DETECT_NIGHT_ROOM", "tail")
 # The microphone nights' snore bouts: their SNR range ("lo,hi" dB; unset: nights.TRAIN_SPEC's) and the random
 # microphone's high-pass range ("lo,hi" Hz; C.microphone's 60-450 by default). Issue 31: a laptop's 300-Hz high-pass
 # on snores 10 dB over the bed is what the detector misses (docs/0005 log, "Image-method rooms").
-NIGHT_MIC_SNORE_SNR = os.environ.get("DETECT_NIGHT_MIC_SNORE_SNR")
+NIGHT_MIC_SNORE_SNR = tuple(float(v) for v in os.environ["DETECT_NIGHT_MIC_SNORE_SNR"].split(",")) \
+    if os.environ.get("DETECT_NIGHT_MIC_SNORE_SNR") else None
 NIGHT_MIC_HIGHPASS = tuple(float(v) for v in os.environ.get("DETECT_NIGHT_MIC_HIGHPASS", "60,450").split(","))
 # Processes that build the training nights' segment cache (each runs its own detect-dev).
 NIGHT_WORKERS = int(os.environ.get("DETECT_WORKERS", str(os.cpu_count() or 1)))
@@ -231,7 +231,7 @@ def night_segments(binary=None):
                                        NIGHT_MIC_SHARE, VOICE_VARIANTS, N_IMPACT) + "-w%g" % WHISPER_SHARE \
         + ("-rb" if NIGHT_REVERB_SHARE > 0 else "") \
         + ("-" + NIGHT_ROOM if NIGHT_REVERB_SHARE > 0 and NIGHT_ROOM != "tail" else "") \
-        + ("-ms" + NIGHT_MIC_SNORE_SNR if NIGHT_MIC_SNORE_SNR else "") \
+        + ("-ms%g,%g" % NIGHT_MIC_SNORE_SNR if NIGHT_MIC_SNORE_SNR else "") \
         + ("-hp%g,%g" % NIGHT_MIC_HIGHPASS if NIGHT_MIC_HIGHPASS != (60, 450) else "")
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
@@ -285,17 +285,13 @@ def _night_part(plan, binary):
             reverb = np.random.default_rng([SEED, 800 + k, j]) if arng.random() < NIGHT_REVERB_SHARE else None
             breathing_room, convolve = None, None
             if reverb is not None and NIGHT_ROOM == "image":
-                hs = C.image_room(reverb)
-                convolve = lambda clip, cls, hs=hs, g=reverb: fftconvolve(
-                    clip, hs[g.integers(4)] if cls else hs[4 + g.integers(len(hs) - 4)]).astype(np.float32)
-                breathing_room = lambda br, h=hs[0]: fftconvolve(br, h)[:len(br)].astype(np.float32)
+                convolve, breathing_room = C.room_hooks(C.image_room(reverb), reverb)
             elif reverb is not None:
                 brng = np.random.default_rng([SEED, 850 + k, j])
                 breathing_room = lambda br: C.reverberate(brng, br)[:len(br)]
             mic_night = arng.random() < NIGHT_MIC_SHARE    # (build_night draws nothing from arng)
-            spec = N.TRAIN_SPEC
-            if mic_night and NIGHT_MIC_SNORE_SNR:
-                spec = dict(spec, snore_snr=tuple(float(v) for v in NIGHT_MIC_SNORE_SNR.split(",")))
+            spec = dict(N.TRAIN_SPEC, snore_snr=NIGHT_MIC_SNORE_SNR) if mic_night and NIGHT_MIC_SNORE_SNR \
+                else N.TRAIN_SPEC
             x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], spec, reverb_rng=reverb,
                                      convolve=convolve, convolve_breathing=breathing_room)
             if mic_night:
