@@ -38,6 +38,11 @@ public struct DetectorConfiguration: Sendable, Hashable {
 
     /// An event is reported only when its class probability is at least this.
     public var minProbability: Double = 0.5
+    /// Prior weights on the final class probabilities of each segment (classes not listed: 1): each probability is
+    /// multiplied by its class's weight and the vector renormalised before the class and `minProbability` are
+    /// decided — a shift of the operating point, as if the class were that much more common than in training.
+    /// Empty by default (the model's own probabilities).
+    public var classWeights: [EventType: Double] = [:]
     /// A finished event (after merging) is reported only when its probability reaches its class's value here
     /// (classes not listed: `minProbability`). Coughing 0.7: cough events at 0.5–0.7 are mostly breathing or
     /// background next to real coughs; snoring loses recall when raised. Talking 0.6: the F1 of 0.5 with a third
@@ -89,6 +94,7 @@ public struct DetectorConfiguration: Sendable, Hashable {
         try check(minSegmentSec >= 0 && maxSegmentSec > minSegmentSec, "need 0 ≤ minSegmentSec < maxSegmentSec")
         try check((0...1).contains(minProbability), "minProbability must be in 0…1")
         try check(minEventProbability.values.allSatisfy { (0...1).contains($0) }, "minEventProbability must be in 0…1")
+        try check(classWeights.values.allSatisfy { $0 > 0 && $0.isFinite }, "classWeights must be finite and > 0")
         try check(sustainedSpeechWindowSec >= 0, "sustainedSpeechWindowSec must be ≥ 0")
         try check(machineEcho > 0 && machineEchoWhileTicking > 0 && machineTickingEcho > 0,
                   "machineEcho, machineEchoWhileTicking and machineTickingEcho must be > 0")

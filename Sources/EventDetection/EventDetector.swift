@@ -125,7 +125,7 @@ public struct EventDetector: AnalysisConsumer {
     }
 
     private mutating func assemble(_ segment: CandidateSegment, _ probabilities: ClassProbabilities) -> [AnalysisEvent] {
-        let (type, p) = probabilities.best
+        let (type, p) = probabilities.weighted(configuration.classWeights).best
         guard let type, p >= configuration.minProbability else { return [] }
         let limit = machineEchoLimit(segment.channel)
         guard segment.echo < limit else { return [] }

@@ -23,6 +23,16 @@ public struct ClassProbabilities: Sendable, Hashable {
         return (bi == 0 ? nil : Self.type(at: bi), values[bi])
     }
 
+    /// Each class's probability times its weight (classes not listed: 1), renormalised to sum 1.
+    public func weighted(_ weights: [EventType: Double]) -> ClassProbabilities {
+        guard !weights.isEmpty else { return self }
+        var v = values
+        for (type, w) in weights { v[Self.index(of: type)] *= w }
+        let sum = v.reduce(0, +)
+        guard sum > 0 else { return self }
+        return ClassProbabilities(values: v.map { $0 / sum })
+    }
+
     static func index(of type: EventType) -> Int {
         switch type { case .snoring: 1; case .talking: 2; case .coughing: 3; case .movement: 4 }
     }

@@ -159,6 +159,8 @@ struct DetectEventsCommand: ParsableCommand {
     var featuresOnly = false
     @Option(help: "Per-class event threshold instead of the default, e.g. coughing=0.6 (repeatable; operating-point studies).")
     var minEventProbability: [String] = []
+    @Option(help: "Prior weight on a class's final probabilities, e.g. snoring=2 (repeatable; operating-point studies).")
+    var classWeight: [String] = []
     @Option(help: "Sustained-speech window in seconds instead of the default (0 = off: talking events are reported however much talking surrounds them).")
     var sustainedSpeechWindow: Double?
     @Option(help: "Sustained-speech share instead of the default.")
@@ -193,6 +195,13 @@ struct DetectEventsCommand: ParsableCommand {
                 throw ValidationError("--min-event-probability \(spec): expected TYPE=P, e.g. coughing=0.6")
             }
             configuration.minEventProbability[type] = p
+        }
+        for spec in classWeight {
+            let parts = spec.split(separator: "=")
+            guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), let w = Double(parts[1]) else {
+                throw ValidationError("--class-weight \(spec): expected TYPE=W, e.g. snoring=2")
+            }
+            configuration.classWeights[type] = w
         }
         if let sustainedSpeechWindow { configuration.sustainedSpeechWindowSec = sustainedSpeechWindow }
         if let sustainedSpeechShare { configuration.sustainedSpeechShare = sustainedSpeechShare }

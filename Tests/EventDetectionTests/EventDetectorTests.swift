@@ -103,6 +103,36 @@ import SleepCycleDSP
         }
     }
 
+    @Test func classWeightsShiftTheDecisionNotTheModel() throws {
+        // A bout of five snores the model gives 0.4 (the other four classes 0.15 each): under minProbability by
+        // default, reported with snoring weighted ×2 (0.8 / 1.4 ≈ 0.571, the probability the events carry).
+        var boutEvents: [(Double, Double, [Float])] = []
+        for i in 0..<5 { boutEvents.append((Double(10 + 4 * i), Double(11 + 4 * i), loud)) }
+        let bout = TestSignals.frames(seconds: 40, background: bg, events: boutEvents)
+        #expect(ended(try run(bout, classifier: .always(.snoring, 0.4))).isEmpty)
+        var config = DetectorConfiguration.default
+        config.classWeights = [.snoring: 2]
+        let events = ended(try run(bout, classifier: .always(.snoring, 0.4), configuration: config))
+        #expect(events.count == 5 && events.allSatisfy { $0.type == .snoring })
+        #expect(events.allSatisfy { abs($0.probability - 0.8 / 1.4) < 1e-9 })
+        // Weighting another class leaves snoring's winner alone but lowers its probability (0.4 / 1.15 < 0.5).
+        config.classWeights = [.talking: 2]
+        #expect(ended(try run(bout, classifier: .always(.snoring, 0.4), configuration: config)).isEmpty)
+        for bad in [0.0, -1, .infinity, .nan] {
+            config.classWeights = [.snoring: bad]
+            #expect(throws: DetectionError.self) { try config.validate() }
+        }
+    }
+
+    @Test func weightedProbabilitiesSumToOne() {
+        let p = ClassProbabilities(values: [0.5, 0.2, 0.1, 0.1, 0.1])
+        #expect(p.weighted([:]) == p)
+        let w = p.weighted([.snoring: 3, .movement: 0.5])
+        #expect(abs(w.values.reduce(0, +) - 1) < 1e-12)
+        #expect(abs(w[.snoring] - 0.6 / 1.35) < 1e-12 && abs(w.none - 0.5 / 1.35) < 1e-12)
+        #expect(w.best.type == .snoring)
+    }
+
     @Test func aLongSnoreCutIntoPiecesIsOneSnore() throws {
         // A 5-s snore is cut into 2-s pieces for the classifier, but reported as one snore, and its pieces do not
         // partner each other: alone at 0.7 it is dropped like any lone snore.

@@ -5,6 +5,7 @@
     python3 Benchmarks/Scripts/detection/blend.py --reuse             # blend the mixes of an earlier run again
     python3 Benchmarks/Scripts/detection/blend.py --files A.json B.json OUT.json   # blend two model files
     python3 Benchmarks/Scripts/detection/blend.py --second-mix DETECT_NIGHT_REVERB_SHARE=0.5 ...   # another 2nd mix
+    python3 Benchmarks/Scripts/detection/blend.py --reuse --second-share snoring=0.75   # 2nd mix's share of a class
 
 The built-in model is two `train.py` models averaged: the default mix ("plain": the training nights as recorded
 by the bedroom microphone the clips came from) and the same mix with half of the training nights heard through a
@@ -57,30 +58,52 @@ def f32(v):
     return np.format_float_positional(np.float32(v), unique=True, trim="-")
 
 
+def class_weight(w, k):
+    """A stage's weight for class k: `w` is one number for every class or a list with one per class."""
+    return w[k] if isinstance(w, (list, tuple)) else w
+
+
 def scaled_trees(trees, w):
-    """The trees with every leaf output multiplied by w (splits unchanged)."""
-    return [dict(t, nodes=" ".join(tok if tok.startswith("x") else f32(float(tok) * w) for tok in t["nodes"].split()))
+    """The trees with every leaf output multiplied by their class's weight (`class_weight`; splits unchanged)."""
+    return [dict(t, nodes=" ".join(tok if tok.startswith("x") else f32(float(tok) * class_weight(w, t["class"]))
+                                   for tok in t["nodes"].split()))
             for t in trees]
 
 
 def blend_stage(stages, weights):
-    """(baseline, trees) of the weighted sum of the stages' scores; `weights` already include 1 / temperature."""
-    baseline = [float("%.9g" % sum(w * s["baseline"][i] for s, w in zip(stages, weights)))
+    """(baseline, trees) of the weighted sum of the stages' scores; `weights` (one number or one per class, per
+    stage) already include 1 / temperature."""
+    baseline = [float("%.9g" % sum(class_weight(w, i) * s["baseline"][i] for s, w in zip(stages, weights)))
                 for i in range(len(stages[0]["baseline"]))]
     trees = [t for s, w in zip(stages, weights) for t in scaled_trees(s["trees"], w)]
     return baseline, trees
 
 
-def blend(a, b):
-    """The model file whose segment stage's softmax input is the mean of a's and b's, with a's context stage and
-    screen (`main` replaces the context stage with the blend's own)."""
+def shares(second=None):
+    """Per class, (the first mix's share, the second's) of the blend's class scores: half each, or the second mix's
+    share of the classes in `second` ({class name: share}) as given."""
+    import common as C
+    second = second or {}
+    unknown = set(second) - set(C.CLASSES)
+    if unknown:
+        raise SystemExit("blend.py: no class %s (classes: %s)" % (", ".join(sorted(unknown)), ", ".join(C.CLASSES)))
+    b = [float(second.get(c, 0.5)) for c in C.CLASSES]
+    return [1 - x for x in b], b
+
+
+def blend(a, b, second=None):
+    """The model file whose segment stage's softmax input is the mean of a's and b's (or the per-class weighted
+    mean of `shares(second)`), with a's context stage and screen (`main` replaces the context stage with the
+    blend's own)."""
     for key in ("format", "kind", "classes", "features"):
         if a[key] != b[key]:
             raise SystemExit("blend.py: the models differ in %r" % key)
     if a["kind"] != "gbt":
         raise SystemExit("blend.py: only tree models (kind gbt) can be blended")
     out = dict(a)
-    out["baseline"], out["trees"] = blend_stage([a, b], [0.5 / a["temperature"], 0.5 / b["temperature"]])
+    sa, sb = shares(second)
+    out["baseline"], out["trees"] = blend_stage([a, b], [[x / a["temperature"] for x in sa],
+                                                          [x / b["temperature"] for x in sb]])
     out["temperature"] = 1.0
     out["training"] = {"script": "Benchmarks/Scripts/detection/blend.py",
                        "blend": "segment stage: mean of the class scores (before the softmax) of the two models below; "
@@ -103,7 +126,7 @@ def mix_fold_models(work, knobs):
     return json.load(open(path))
 
 
-def blend_context(T, base, temps, fold_dir=None):
+def blend_context(T, base, temps, fold_dir=None, second=None):
     """The context stage section fitted on the blend's out-of-fold probabilities (module docstring); `temps`: each
     mix's segment temperature. `T` is train.py imported with the plain mix's work directory. With `fold_dir`, also
     writes the blended fold models 2 and 3 there."""
@@ -116,7 +139,8 @@ def blend_context(T, base, temps, fold_dir=None):
     def blended(k, weights):
         baseline, trees = blend_stage([f[str(k)] for f in folds], weights)
         return {"kind": "gbt", "baseline": baseline, "trees": trees}
-    models = {k: blended(k, [0.5 / t for t in temps]) for k in range(T.C.N_FOLDS)}
+    split = shares(second)
+    models = {k: blended(k, [[x / t for x in sh] for sh, t in zip(split, temps)]) for k in range(T.C.N_FOLDS)}
     CF, cy, cfold, _, _, _ = T.context_rows(its, models, 1.0, screens)
     labelled = cy >= 0
     Z = np.zeros((len(cy), len(T.C.CLASSES)))
@@ -129,7 +153,7 @@ def blend_context(T, base, temps, fold_dir=None):
         final = json.load(open(os.path.join(base, "mix-plain", "event-model.json")))
         for k in (2, 3):
             fold = {key: v for key, v in final.items() if key not in ("baseline", "trees", "context", "screen")}
-            fold.update(blended(k, [0.5, 0.5]))
+            fold.update(blended(k, list(split)))
             fold["temperature"] = 1.0
             fold["screen"] = T.screen_section(screens[k], final["features"])
             fold["context"] = T.context_section(T.fit_context(CF[cfold != k], cy[cfold != k]), temperature)
@@ -148,7 +172,10 @@ def main():
     ap.add_argument("--second-mix", nargs="+", metavar="KNOB=VALUE", default=None,
                     help="an experimental second mix in place of night-mic: these environment knobs (README), trained "
                          "in $DETECT_WORK/mix-<name> with <name> made from them; the plain mix is shared")
+    ap.add_argument("--second-share", nargs="+", metavar="CLASS=SHARE", default=None,
+                    help="the second mix's share of these classes' scores instead of 0.5, e.g. snoring=0.75")
     args = ap.parse_args()
+    second = dict(kv.split("=", 1) for kv in args.second_share) if args.second_share else None
     if args.second_mix:
         knobs = dict(kv.split("=", 1) for kv in args.second_mix)
         name = "-".join("%s%s" % (k.replace("DETECT_", "").lower().replace("_", "-"), v) for k, v in sorted(knobs.items()))
@@ -160,7 +187,7 @@ def main():
     import train as T
     if args.files:
         a, b = (json.load(open(p)) for p in args.files[:2])
-        out = blend(a, b)
+        out = blend(a, b, second)
         out["training"]["libraries"] = T.libraries()   # where the blend was written; each model's own: where it was fitted
         T.write_model(out, args.files[2])
         return
@@ -173,8 +200,8 @@ def main():
             print("== mix %s (%s) ==" % (name, " ".join("%s=%s" % kv for kv in knobs.items()) or "defaults"), flush=True)
             subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--write-to", work], env=env, check=True)
         models.append(json.load(open(os.path.join(work, "event-model.json"))))
-    out = blend(*models)
-    out["context"] = blend_context(T, base, [m["temperature"] for m in models], args.fold_models)
+    out = blend(*models, second)
+    out["context"] = blend_context(T, base, [m["temperature"] for m in models], args.fold_models, second)
     out["training"]["blend"] = ("segment stage: mean of the class scores (before the softmax) of the two models "
                                 "below; context stage: fitted on that blend's out-of-fold probabilities; screen: the "
                                 "first model's")
