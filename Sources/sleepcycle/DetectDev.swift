@@ -148,6 +148,19 @@ struct SegmentFeaturesCommand: ParsableCommand {
     }
 }
 
+/// The `TYPE=VALUE` specs of a repeatable per-class option (the last one of a type wins).
+private func perClass(_ specs: [String], option: String, example: String) throws -> [EventType: Double] {
+    var values: [EventType: Double] = [:]
+    for spec in specs {
+        let parts = spec.split(separator: "=")
+        guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), let v = Double(parts[1]) else {
+            throw ValidationError("\(option) \(spec): expected \(example)")
+        }
+        values[type] = v
+    }
+    return values
+}
+
 struct DetectEventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
@@ -189,20 +202,10 @@ struct DetectEventsCommand: ParsableCommand {
         let out = try LineWriter(path: scenes.output)
         let loaded = try model.map { try SegmentModel.loadStages(contentsOf: URL(fileURLWithPath: $0)) }
         var configuration = DetectorConfiguration.default
-        for spec in minEventProbability {
-            let parts = spec.split(separator: "=")
-            guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), let p = Double(parts[1]) else {
-                throw ValidationError("--min-event-probability \(spec): expected TYPE=P, e.g. coughing=0.6")
-            }
-            configuration.minEventProbability[type] = p
-        }
-        for spec in classWeight {
-            let parts = spec.split(separator: "=")
-            guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), let w = Double(parts[1]) else {
-                throw ValidationError("--class-weight \(spec): expected TYPE=W, e.g. snoring=2")
-            }
-            configuration.classWeights[type] = w
-        }
+        configuration.minEventProbability.merge(
+            try perClass(minEventProbability, option: "--min-event-probability", example: "TYPE=P, e.g. coughing=0.6"),
+            uniquingKeysWith: { $1 })
+        configuration.classWeights = try perClass(classWeight, option: "--class-weight", example: "TYPE=W, e.g. snoring=2")
         if let sustainedSpeechWindow { configuration.sustainedSpeechWindowSec = sustainedSpeechWindow }
         if let sustainedSpeechShare { configuration.sustainedSpeechShare = sustainedSpeechShare }
         if let machineEcho { configuration.machineEcho = machineEcho }

@@ -58,36 +58,38 @@ def f32(v):
     return np.format_float_positional(np.float32(v), unique=True, trim="-")
 
 
-def class_weight(w, k):
-    """A stage's weight for class k: `w` is one number for every class or a list with one per class."""
-    return w[k] if isinstance(w, (list, tuple)) else w
-
-
 def scaled_trees(trees, w):
-    """The trees with every leaf output multiplied by their class's weight (`class_weight`; splits unchanged)."""
-    return [dict(t, nodes=" ".join(tok if tok.startswith("x") else f32(float(tok) * class_weight(w, t["class"]))
+    """The trees with every leaf output multiplied by its class's weight `w[class]` (splits unchanged)."""
+    return [dict(t, nodes=" ".join(tok if tok.startswith("x") else f32(float(tok) * w[t["class"]])
                                    for tok in t["nodes"].split()))
             for t in trees]
 
 
 def blend_stage(stages, weights):
-    """(baseline, trees) of the weighted sum of the stages' scores; `weights` (one number or one per class, per
-    stage) already include 1 / temperature."""
-    baseline = [float("%.9g" % sum(class_weight(w, i) * s["baseline"][i] for s, w in zip(stages, weights)))
+    """(baseline, trees) of the weighted sum of the stages' scores; `weights`: per stage, one weight per class,
+    already including 1 / temperature."""
+    baseline = [float("%.9g" % sum(w[i] * s["baseline"][i] for s, w in zip(stages, weights)))
                 for i in range(len(stages[0]["baseline"]))]
     trees = [t for s, w in zip(stages, weights) for t in scaled_trees(s["trees"], w)]
     return baseline, trees
 
 
 def shares(second=None):
-    """Per class, (the first mix's share, the second's) of the blend's class scores: half each, or the second mix's
-    share of the classes in `second` ({class name: share}) as given."""
+    """Per class, (the first mix's shares, the second's) of the blend's class scores: half each, or for the classes
+    named in `second` (`CLASS=SHARE` strings, `--second-share`) the second mix's share as given."""
     import common as C
-    second = second or {}
-    unknown = set(second) - set(C.CLASSES)
-    if unknown:
-        raise SystemExit("blend.py: no class %s (classes: %s)" % (", ".join(sorted(unknown)), ", ".join(C.CLASSES)))
-    b = [float(second.get(c, 0.5)) for c in C.CLASSES]
+    given = {}
+    for spec in second or []:
+        name, _, value = spec.partition("=")
+        try:
+            share = float(value)
+        except ValueError:
+            share = float("nan")
+        if name not in C.CLASSES or not 0 <= share <= 1:
+            raise SystemExit("blend.py: --second-share %s: expected CLASS=SHARE with a class of %s and a share in 0-1"
+                             % (spec, ", ".join(C.CLASSES)))
+        given[name] = share
+    b = [given.get(c, 0.5) for c in C.CLASSES]
     return [1 - x for x in b], b
 
 
@@ -175,7 +177,7 @@ def main():
     ap.add_argument("--second-share", nargs="+", metavar="CLASS=SHARE", default=None,
                     help="the second mix's share of these classes' scores instead of 0.5, e.g. snoring=0.75")
     args = ap.parse_args()
-    second = dict(kv.split("=", 1) for kv in args.second_share) if args.second_share else None
+    second = args.second_share
     if args.second_mix:
         knobs = dict(kv.split("=", 1) for kv in args.second_mix)
         name = "-".join("%s%s" % (k.replace("DETECT_", "").lower().replace("_", "-"), v) for k, v in sorted(knobs.items()))
@@ -185,6 +187,7 @@ def main():
     os.environ["DETECT_WORK"] = os.path.join(base, "mix-plain")
     sys.path.insert(0, HERE)
     import train as T
+    shares(second)   # a bad --second-share fails here, before any training
     if args.files:
         a, b = (json.load(open(p)) for p in args.files[:2])
         out = blend(a, b, second)
@@ -203,8 +206,8 @@ def main():
     out = blend(*models, second)
     out["context"] = blend_context(T, base, [m["temperature"] for m in models], args.fold_models, second)
     out["training"]["blend"] = ("segment stage: mean of the class scores (before the softmax) of the two models "
-                                "below; context stage: fitted on that blend's out-of-fold probabilities; screen: the "
-                                "first model's")
+                                "below%s; context stage: fitted on that blend's out-of-fold probabilities; screen: the "
+                                "first model's" % (", the second's share of " + ", ".join(second) if second else ""))
     out["training"]["libraries"] = T.libraries()
     T.write_model(out)
     inputs = dict(np.load(os.path.join(base, "mix-plain", "parity-inputs.npz")))
