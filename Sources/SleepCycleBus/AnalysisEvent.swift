@@ -258,10 +258,60 @@ public struct HeartFrame: Sendable, Codable, Hashable {
 }
 
 /// Accelerometer activity (counts or magnitude of x,y,z), from a wearable or phone.
+///
+/// A sample can stand for several readings (`count`): `activity` is then their mean, and consumers weigh it by
+/// `count` (the stager's per-epoch mean is the readings' mean, however they were grouped). `binned(_:every:)` makes
+/// such samples from a file's readings, so that a night of 50-Hz accelerometer rows is not millions of bus events.
 public struct MotionSample: Sendable, Codable {
     public var time: SampleTime
     public var activity: Double
-    public init(time: SampleTime, activity: Double) { self.time = time; self.activity = activity }
+    /// How many readings `activity` is the mean of (≥ 1).
+    public var count: Int
+    public init(time: SampleTime, activity: Double, count: Int = 1) {
+        self.time = time; self.activity = activity; self.count = max(1, count)
+    }
+
+    private enum CodingKeys: String, CodingKey { case time, activity, count }
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        // Journals written before readings were grouped have no count: one reading per sample.
+        self.init(time: try c.decode(SampleTime.self, forKey: .time), activity: try c.decode(Double.self, forKey: .activity),
+                  count: try c.decodeIfPresent(Int.self, forKey: .count) ?? 1)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(time, forKey: .time)
+        try c.encode(activity, forKey: .activity)
+        if count != 1 { try c.encode(count, forKey: .count) }
+    }
+
+    /// `samples` (in time order, as the readers deliver them) grouped by the open intervals between multiples of
+    /// `every` samples of the timeline (with `every` dividing the stager's 30-s epoch, no group straddles an epoch):
+    /// one sample per run of consecutive readings in one interval, dated at the run's first reading, with their mean
+    /// activity and total count. A reading exactly on a multiple stays alone, so a recording that starts or ends on
+    /// one (the session's start, a whole number of seconds) splits no group: what lies outside it is counted and
+    /// dropped exactly as the single readings would be. An end between two multiples falls inside a group, which
+    /// is used whole (it is dated before the end): up to `every` of readings after the end are then used and not
+    /// counted as outside. Readings out of time order only split a run, so the epochs' means are the same.
+    public static func binned(_ samples: [MotionSample], every: SampleTime) -> [MotionSample] {
+        precondition(every > 0, "the grouping interval must be positive")
+        /// 2k + 1 inside the open interval (k·every, (k+1)·every), 2k on the multiple k·every.
+        func bin(_ t: SampleTime) -> SampleTime {
+            let k = t >= 0 ? t / every : -((-t + every - 1) / every)
+            return 2 * k + (t == k * every ? 0 : 1)
+        }
+        var out: [MotionSample] = []
+        var i = 0
+        while i < samples.count {
+            let first = samples[i], b = bin(first.time)
+            var sum = 0.0, n = 0
+            while i < samples.count, bin(samples[i].time) == b, b & 1 == 1 || n == 0 {
+                sum += samples[i].activity * Double(samples[i].count); n += samples[i].count; i += 1
+            }
+            out.append(MotionSample(time: first.time, activity: n == 1 ? sum : sum / Double(n), count: n))
+        }
+        return out
+    }
 }
 
 /// A smart-alarm decision: when it fired and which rule fired it.

@@ -76,6 +76,8 @@ public struct SleepStager: AnalysisConsumer, Sendable {
         var total = 0.0, count = 0
         var mean: Double? { count > 0 ? total / Double(count) : nil }
         mutating func add(_ v: Double) { total += v; count += 1 }
+        /// `v` as the mean of `weight` values.
+        mutating func add(_ v: Double, weight: Int) { total += v * Double(weight); count += weight }
     }
     private var filter = StageDecoder.ForwardFilter()
     private var clock: SampleTime = 0
@@ -144,7 +146,7 @@ public struct SleepStager: AnalysisConsumer, Sendable {
             return []
         case .motion(let m):
             guard m.time >= 0 else { return [] }
-            motionSums[epochIndex(m.time), default: Sum()].add(m.activity)
+            motionSums[epochIndex(m.time), default: Sum()].add(m.activity, weight: m.count)
             return []
         case .breathingRate(let b):
             breathingSums[epochIndex(b.time), default: Sum()].add(b.bpm)

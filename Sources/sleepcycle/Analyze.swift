@@ -113,7 +113,10 @@ struct Analyze: ParsableCommand {
             options.sideInputOrigins[.heartRate] = MessageText.path(path)
         }
         if let path = motionFile {
-            options.add(sideInputs: try MotionFile.load(path: path, start: start).map { .motion($0) })
+            // Grouped per second: a 50-Hz accelerometer night is 1.44 million rows, and staging reads their mean
+            // per 30-s epoch, which the grouped samples keep.
+            let readings = try MotionFile.load(path: path, start: start)
+            options.add(sideInputs: MotionSample.binned(readings, every: AnalysisClock.samples(seconds: 1)).map { .motion($0) })
             options.sideInputOrigins[.motion] = MessageText.path(path)
         }
         if let alarm {

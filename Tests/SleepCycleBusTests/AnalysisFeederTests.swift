@@ -1,3 +1,4 @@
+import Foundation
 import SleepCycleBus
 import SleepCycleDSP
 import Testing
@@ -73,5 +74,33 @@ import Testing
                         "f0@500x1", "f1@500x1", "ending550", "ended550"])
         #expect(feeder.unpublishedSideInputs.count == 1)
         #expect(feeder.position == 550)
+    }
+}
+
+/// `MotionSample.binned` and the count's coding (journals written before grouping have no count).
+@Suite struct MotionSampleTests {
+    @Test func readingsAreGroupedPerIntervalWithTheirMeanAndCount() {
+        let readings = [MotionSample(time: -3, activity: 4), MotionSample(time: -1, activity: 2),   // (-10, 0)
+                        MotionSample(time: 0, activity: 1), MotionSample(time: 0, activity: 3),    // on 0: alone
+                        MotionSample(time: 1, activity: 1), MotionSample(time: 9, activity: 3),    // (0, 10)
+                        MotionSample(time: 11, activity: 5, count: 3),                            // (10, 20)
+                        MotionSample(time: 13, activity: 1), MotionSample(time: 12, activity: 3),
+                        MotionSample(time: 2, activity: 6)]                      // back in (0, 10): a new group
+        let g = MotionSample.binned(readings, every: 10)
+        #expect(g.map(\.time) == [-3, 0, 0, 1, 11, 2])
+        #expect(g.map(\.count) == [2, 1, 1, 2, 5, 1])
+        #expect(g.map(\.activity) == [3, 1, 3, 2, 3.8, 6])   // (5·3 + 1 + 3) / 5: a grouped sample weighs its count
+        #expect(MotionSample.binned([], every: 10).isEmpty)
+    }
+
+    @Test func theCountIsWrittenOnlyWhenItIsNotOneAndReadsAsOneWhenAbsent() throws {
+        let one = String(decoding: try JSONEncoder().encode(MotionSample(time: 5, activity: 0.5)), as: UTF8.self)
+        #expect(!one.contains("count"))
+        let old = try JSONDecoder().decode(MotionSample.self, from: Data(#"{"time":5,"activity":0.5}"#.utf8))
+        #expect(old.count == 1 && old.time == 5 && old.activity == 0.5)
+        let many = try JSONDecoder().decode(MotionSample.self,
+                                            from: JSONEncoder().encode(MotionSample(time: 7, activity: 2, count: 50)))
+        #expect(many.count == 50 && many.time == 7 && many.activity == 2)
+        #expect(MotionSample(time: 0, activity: 1, count: 0).count == 1)
     }
 }

@@ -180,6 +180,29 @@ import SleepCycleFormats
                 "\(warning.message)")
     }
 
+    /// Grouped motion samples are reported by the readings they stand for, as the readings one by one are: 4 s of
+    /// 50-Hz readings around a 2-s recording, a second of them before it and a second after, are 50 before it and
+    /// 49 after it (the one at 2 s is its last instant, inside), not one group each.
+    @Test func groupedMotionReadingsAreCountedAsReadingsOutsideTheRecording() throws {
+        let readings = (0..<200).map { MotionSample(time: AnalysisClock.samples(seconds: Double($0) / 50 - 1), activity: 0.1) }
+        let grouped = MotionSample.binned(readings, every: AnalysisClock.samples(seconds: 1))
+        // The readings on whole seconds stay alone: -1 s, 0 s, 1 s and 2 s.
+        #expect(grouped.map(\.count) == [1, 49, 1, 49, 1, 49, 1, 49])
+        var messages: [String] = []
+        for samples in [readings, grouped] {
+            var options = PipelineOptions.testing
+            options.sideInputs = samples.map { .motion($0) }
+            options.sideInputOrigins[.motion] = "motion.csv"
+            let source = ScriptedSource(steps: [.audio([[Float](repeating: 0.1, count: 32_000)])])
+            let pipeline = try AnalysisPipeline(info: testSessionInfo(), format: source.format, sourcePath: "x",
+                                                options: options)
+            messages.append(try #require(pipeline.run(source: source).warnings.first).message)
+        }
+        #expect(messages[0].hasPrefix("motion samples (motion.csv): 99 of 200 lie outside the recording (50 before it, 49 after it"),
+                "\(messages[0])")
+        #expect(messages[1] == messages[0])
+    }
+
     /// A wearable started after the microphone (first heart-rate sample 30 s or more into the night) crashed the
     /// stager (a nil unwrap in EpochDesign); and samples all outside the recording are reported, not fatal.
     @Test func heartRateStartingLateOrOutsideTheRecordingNeverCrashes() throws {

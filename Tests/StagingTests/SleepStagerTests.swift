@@ -136,6 +136,32 @@ import Testing
         #expect(stager.finalEpochs[150].stage != .awake)
     }
 
+    /// A file's readings grouped per second (`MotionSample.binned`, what `analyze --motion` publishes) give every
+    /// epoch the mean of its readings, as the readings one by one do, with 1/50 of the bus events.
+    @Test func groupedMotionReadingsGiveEachEpochTheMeanOfItsReadings() throws {
+        // 50 Hz for 12 min with every 31st reading missing, so the seconds do not all hold 50; activity varies.
+        var readings: [MotionSample] = []
+        for k in 0..<(50 * 720) where k % 31 != 5 {
+            let activity = Double((k * 7919) % 1000) / 100
+            readings.append(MotionSample(time: Self.s(Double(k) / 50), activity: activity))
+        }
+        let grouped = MotionSample.binned(readings, every: AnalysisClock.samples(seconds: 1))
+        #expect(grouped.count <= 2 * 720 && grouped.reduce(0) { $0 + $1.count } == readings.count)
+        let extraOne: [AnalysisEvent] = readings.map { AnalysisEvent.motion($0) }
+        let extraGrouped: [AnalysisEvent] = grouped.map { AnalysisEvent.motion($0) }
+        let (one, _) = try Self.run(hours: 0.2, events: [], extra: extraOne)
+        let (many, _) = try Self.run(hours: 0.2, events: [], extra: extraGrouped)
+        #expect(one.epochInputs.count >= 24 && many.epochInputs.count == one.epochInputs.count)
+        for k in 0..<24 {
+            let a = try #require(one.epochInputs[k].motion)
+            let b = try #require(many.epochInputs[k].motion)
+            #expect(abs(a - b) < 1e-12 * max(1, a), "epoch \(k): \(a) one by one, \(b) grouped")
+        }
+        let stagesOne: [SleepStage] = one.finalEpochs.map { $0.stage }
+        let stagesGrouped: [SleepStage] = many.finalEpochs.map { $0.stage }
+        #expect(stagesOne == stagesGrouped)
+    }
+
     @Test func walchProxies() {
         let smoothed = WalchProxies.smoothedCount([0, 0, 0, 90, 0, 0, 0])
         #expect(smoothed[3] > smoothed[2] && smoothed[2] > smoothed[1] && smoothed[1] > smoothed[0])

@@ -69,14 +69,22 @@ public enum HeartRateFile {
 /// Euclidean norm minus one, floored at 0 ("ENMO", van Hees et al. 2013, PLoS ONE 8(4) e61691).
 public enum MotionFile {
     public static func load(path: String, start: ISO8601Time? = nil) throws(InputFileError) -> [MotionSample] {
-        try parse(InputFile.read(path), path: path, start: start)
+        // The file's bytes go once the table is read, before the samples are made (a 50-Hz night is 44 MB of text).
+        let table = try self.table(InputFile.read(path), path: path, start: start)
+        return try samples(table, path: path)
     }
 
     /// The samples of delimited text (`path` names it in errors).
     public static func parse(_ bytes: [UInt8], path: String, start: ISO8601Time? = nil) throws(InputFileError)
         -> [MotionSample] {
-        let table = try WearableTable(bytes, path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil,
-                                      start: start)
+        try samples(table(bytes, path: path, start: start), path: path)
+    }
+
+    private static func table(_ bytes: [UInt8], path: String, start: ISO8601Time?) throws(InputFileError) -> WearableTable {
+        try WearableTable(bytes, path: path, known: ["time", "count", "x", "y", "z"], defaultHeader: nil, start: start)
+    }
+
+    private static func samples(_ table: WearableTable, path: String) throws(InputFileError) -> [MotionSample] {
         let h = Set(table.header)
         let useCount = h.contains("count")
         guard useCount || h.isSuperset(of: ["x", "y", "z"]) else {
@@ -144,6 +152,10 @@ struct WearableTable {
         var timesAreSeconds: Bool?
         var decided = false
         var table = self
+        // Room for every line up front: a night of 50-Hz rows grown by doubling held up to twice its columns.
+        let lines = bytes.reduce(into: 1) { n, b in if b == 0x0A { n += 1 } }
+        table.times.reserveCapacity(lines)
+        table.lineDelta.reserveCapacity(lines)
         try CSVTable.scan(bytes, path: path) { (record, separator) throws(InputFileError) in
             let fields = record.fields
             if !decided {
@@ -236,6 +248,7 @@ struct WearableTable {
             return header.count - 2
         }
         values = Array(repeating: [], count: header.count - 1)
+        for k in values.indices { values[k].reserveCapacity(times.capacity) }
         return isHeader
     }
 

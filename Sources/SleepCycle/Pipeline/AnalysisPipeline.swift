@@ -113,8 +113,8 @@ public final class AnalysisPipeline {
         var before = 0
         for event in events {
             guard let kind = SideInputKind(event) else { continue }
-            sideInputTotals[kind, default: 0] += 1
-            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += 1; before += 1 }
+            sideInputTotals[kind, default: 0] += kind.readings(in: event)
+            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += kind.readings(in: event); before += 1 }
         }
         // Copied only when some must go (a night of 50 Hz motion samples is millions of events).
         feeder.add(sideInputs: before == 0 ? events : events.filter { AnalysisFeeder.time(of: $0) >= 0 })
@@ -369,7 +369,7 @@ public final class AnalysisPipeline {
     /// One warning per kind of side input with samples outside `[0, end)`.
     private func reportSideInputsOutside(after: ArraySlice<AnalysisEvent>) {
         var afterCounts: [SideInputKind: Int] = [:]
-        for event in after { if let kind = SideInputKind(event) { afterCounts[kind, default: 0] += 1 } }
+        for event in after { if let kind = SideInputKind(event) { afterCounts[kind, default: 0] += kind.readings(in: event) } }
         let end = feeder.position
         for kind in SideInputKind.allCases {
             let total = sideInputTotals[kind] ?? 0

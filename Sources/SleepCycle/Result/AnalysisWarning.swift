@@ -53,4 +53,9 @@ public enum SideInputKind: String, Sendable, Hashable, CaseIterable {
         default: return nil
         }
     }
+
+    /// The readings a side input stands for (a grouped motion sample is several; warnings count readings).
+    func readings(in event: AnalysisEvent) -> Int {
+        if case .motion(let m) = event { m.count } else { 1 }
+    }
 }
