@@ -11,6 +11,16 @@ segment trees in float64, `train.predict`: no context stage, no screen, no bout 
 segmenter misses the snores; a high coverage with a low p(snoring) says the classifier does. Prints one line per
 condition and model. About 30 s per condition on 2 cores.
 
+    python3 Benchmarks/Scripts/detection/snore_diagnosis.py --model A.json --model B.json --bedrooms
+
+compares the models' segment stages at equal cost instead: the breathing and bedding of the separation
+benchmark's reverberant bedrooms (`../separation/rooms.py`, held-out split, both microphone layouts: 32 channels of
+10 min, 5.3 h; segments overlapping no reference event, with 0.5 s of margin) are what a model that finds quiet
+snores tends to call snores (docs/0005-event-detection-log.md, "Quiet high-passed snores"). For each condition and
+model it prints the covered snores and the bedroom segments at p(snoring) >= 0.5, then the share of covered snores
+found at the thresholds that let 5, 15, 30 and 60 bedroom segments through: a model whose row is higher there is
+better whatever its operating point (which `DetectorConfiguration.classWeights` can move). About a minute more.
+
     python3 Benchmarks/Scripts/detection/snore_diagnosis.py --levels laptop
 
 says instead how a microphone of `conditions.py` moves the SNR: the level it takes from snores, speech and each kind
@@ -32,6 +42,7 @@ import nights as N        # noqa: E402
 import train as T         # noqa: E402
 
 COVER = 0.3
+BEDROOM_BUDGETS = (5, 15, 30, 60)
 
 
 def conditions():
@@ -52,6 +63,30 @@ def covering_segment(segments, a, b):
         if ov > share:
             best, share = i, ov
     return best, share
+
+
+def bedroom_segments(binary):
+    """Segment features of the held-out bedrooms' channels (`channels_detect.py`'s scenes) that overlap no reference
+    event of either sleeper (score.py's 0.5-s margin)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "separation"))
+    import rooms as R                                # noqa: E402
+    from score import TOLERANCE, overlaps            # noqa: E402
+    from channels_detect import channels             # noqa: E402
+    paths, truths = [], []
+    for preset in R.PRESETS:
+        for meta in R.ensure_scenes("heldout", preset, 8, 10):
+            paths.append(os.path.join(R.scene_dir("heldout", preset, meta["index"], 10), "stereo.wav"))
+            truths += [meta["events"], meta["events"]]
+    lines = C.run_scenes("segment-features", channels(paths), binary=binary)
+    return np.array([s["features"] for s in lines[1:]
+                     if not any(overlaps(s["start"] / C.SR, s["end"] / C.SR, e["start"], e["end"], TOLERANCE)
+                                for e in truths[s["scene"]])], dtype=np.float64)
+
+
+def at_budgets(p_snores, p_bedroom):
+    """Share of `p_snores` above the thresholds that let BEDROOM_BUDGETS of `p_bedroom` through."""
+    ranked = np.sort(p_bedroom)[::-1]
+    return [float(np.mean(p_snores > ranked[n])) if n < len(ranked) else float("nan") for n in BEDROOM_BUDGETS]
 
 
 def levels(mic, pools):
@@ -79,6 +114,8 @@ def main():
     ap.add_argument("--only", nargs="+", default=["reference", "mic-laptop", "snr-10", "room-2m", "laptop-10", "2m-10",
                                                   "laptop-2m", "mix-laptop-2m-10"])
     ap.add_argument("--binary", default=None, help="the sleepcycle CLI (default: $SLEEPCYCLE_BIN / .build/release)")
+    ap.add_argument("--bedrooms", action="store_true",
+                    help="compare the models at equal numbers of false snoring segments on the reverberant bedrooms")
     ap.add_argument("--levels", metavar="MIC", default=None, choices=sorted(K.MICS),
                     help="instead: how much a conditions.py microphone (phone, laptop, usb) lowers the fold's snores, "
                          "speech and each kind of training background (active RMS in dB), i.e. how it moves the SNR")
@@ -92,8 +129,16 @@ def main():
     models = [json.load(open(p)) for p in args.model]
     conds = conditions()
     snoring = C.CLASSES.index("snoring")
-    print("| condition | model | snores | covered | p(snoring) of covered: median | share >= 0.5 |")
-    print("|---|---|---|---|---|---|")
+    if args.bedrooms:
+        Xb = bedroom_segments(binary)
+        p_bedroom = [T.predict(model, Xb)[:, snoring] for model in models]
+        print("%d bedroom segments on nothing" % len(Xb))
+        print("| condition | model | covered snores | share >= 0.5 | bedroom segments >= 0.5 | "
+              + " | ".join("share at %d bedroom" % n for n in BEDROOM_BUDGETS) + " |")
+        print("|---" * (5 + len(BEDROOM_BUDGETS)) + "|")
+    else:
+        print("| condition | model | snores | covered | p(snoring) of covered: median | share >= 0.5 |")
+        print("|---|---|---|---|---|---|")
     for name in args.only:
         nights = [K.condition_night(conds[name], name, pools, args.fold, 15.0, 0, j)
                   for j, kind in enumerate(K.NIGHT_KINDS) if kind == "mixed"]
@@ -109,8 +154,14 @@ def main():
                     i, share = covering_segment(scene, a, b)
                     if share >= COVER:
                         rows.append(i)
-        for path, model in zip(args.model, models):
+        for m, (path, model) in enumerate(zip(args.model, models)):
             p = T.predict(model, X[rows])[:, snoring] if rows else np.zeros(0)
+            if args.bedrooms:
+                print("| %s | %s | %d | %.2f | %d | %s |" % (
+                    name, os.path.basename(path), len(rows), float(np.mean(p >= 0.5)) if len(p) else float("nan"),
+                    int(np.sum(p_bedroom[m] >= 0.5)), " | ".join("%.2f" % v for v in at_budgets(p, p_bedroom[m]))),
+                    flush=True)
+                continue
             print("| %s | %s | %d | %.2f | %.2f | %.2f |" % (
                 name, os.path.basename(path), total, len(rows) / max(total, 1),
                 float(np.median(p)) if len(p) else float("nan"), float(np.mean(p >= 0.5)) if len(p) else float("nan")),
