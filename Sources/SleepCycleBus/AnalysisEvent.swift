@@ -308,7 +308,7 @@ public struct MotionSample: Sendable, Codable {
             while i < samples.count, bin(samples[i].time) == b, b & 1 == 1 || n == 0 {
                 sum += samples[i].activity * Double(samples[i].count); n += samples[i].count; i += 1
             }
-            out.append(MotionSample(time: first.time, activity: n == 1 ? sum : sum / Double(n), count: n))
+            out.append(MotionSample(time: first.time, activity: sum / Double(n), count: n))
         }
         return out
     }

@@ -75,9 +75,8 @@ public struct SleepStager: AnalysisConsumer, Sendable {
     struct Sum: Sendable {
         var total = 0.0, count = 0
         var mean: Double? { count > 0 ? total / Double(count) : nil }
-        mutating func add(_ v: Double) { total += v; count += 1 }
-        /// `v` as the mean of `weight` values.
-        mutating func add(_ v: Double, weight: Int) { total += v * Double(weight); count += weight }
+        /// `v` as the mean of `weight` values (a grouped motion sample is several readings).
+        mutating func add(_ v: Double, weight: Int = 1) { total += v * Double(weight); count += weight }
     }
     private var filter = StageDecoder.ForwardFilter()
     private var clock: SampleTime = 0

@@ -113,8 +113,9 @@ public final class AnalysisPipeline {
         var before = 0
         for event in events {
             guard let kind = SideInputKind(event) else { continue }
-            sideInputTotals[kind, default: 0] += kind.readings(in: event)
-            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += kind.readings(in: event); before += 1 }
+            let readings = kind.readings(in: event)
+            sideInputTotals[kind, default: 0] += readings
+            if AnalysisFeeder.time(of: event) < 0 { sideInputsBefore[kind, default: 0] += readings; before += 1 }
         }
         // Copied only when some must go (a night of 50 Hz motion samples is millions of events).
         feeder.add(sideInputs: before == 0 ? events : events.filter { AnalysisFeeder.time(of: $0) >= 0 })
