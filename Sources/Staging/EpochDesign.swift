@@ -91,21 +91,39 @@ enum EpochDesign {
     ///   guarantees it: a sub-model's features only read its own inputs, checked when the model is loaded).
     static func rows(_ table: EpochTable, features: [FeatureDescriptor], available n: Int,
                      rows: Range<Int>, quietCountPrior: Int = 0) -> [[Double]] {
-        precondition(features.allSatisfy { table[$0.input] != nil }, "staging design: a feature's input is missing")
-        var z: [StagingInput: [Double]] = [:], ranks: [StagingInput: [Double]] = [:]
-        for f in features where f.kind != .raw && f.kind != .square {
-            let prior = f.input == .count ? quietCountPrior : 0
-            if f.kind == .rank {
-                if ranks[f.input] == nil {
-                    ranks[f.input] = percentileRank(transformed(f.input, table[f.input]![0..<n]), quietPrior: prior)
+        let design = Night(table, features: features, available: n, quietCountPrior: quietCountPrior)
+        return rows.map { design.row($0) }
+    }
+
+    /// One night's signals prepared for its design rows: the z-scores and ranks over the first `available` epochs,
+    /// computed once however many rows are then asked for.
+    struct Night {
+        let table: EpochTable
+        let features: [FeatureDescriptor]
+        let n: Int
+        private var z: [StagingInput: [Double]] = [:], ranks: [StagingInput: [Double]] = [:]
+
+        init(_ table: EpochTable, features: [FeatureDescriptor], available n: Int, quietCountPrior: Int = 0) {
+            precondition(features.allSatisfy { table[$0.input] != nil }, "staging design: a feature's input is missing")
+            self.table = table
+            self.features = features
+            self.n = n
+            for f in features where f.kind != .raw && f.kind != .square {
+                let prior = f.input == .count ? quietCountPrior : 0
+                if f.kind == .rank {
+                    if ranks[f.input] == nil {
+                        ranks[f.input] = percentileRank(transformed(f.input, table[f.input]![0..<n]), quietPrior: prior)
+                    }
+                } else if z[f.input] == nil {
+                    z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]), quietPrior: prior)
                 }
-            } else if z[f.input] == nil {
-                z[f.input] = zscore(transformed(f.input, table[f.input]![0..<n]), quietPrior: prior)
             }
         }
-        func clamp(_ i: Int) -> Int { Swift.min(Swift.max(i, 0), n - 1) }
-        return rows.map { i in
-            features.map { f -> Double in
+
+        /// The design row of epoch `i` (< `n`): one value per feature.
+        func row(_ i: Int) -> [Double] {
+            func clamp(_ i: Int) -> Int { Swift.min(Swift.max(i, 0), n - 1) }
+            return features.map { f -> Double in
                 let h = f.window / 2
                 switch f.kind {
                 case .raw: return table[f.input]![i]

@@ -8,17 +8,51 @@ import SleepCycleFormats
 /// blank lines and `#` comments skipped). Columns that are absent mean that input is absent.
 public enum EpochsCSV {
     public static func load(path: String) throws(InputFileError) -> EpochTable {
-        try parse(CSVTable.load(path: path), path: path)
+        try parse(InputFile.read(path), path: path)
     }
 
     public static func parse(_ text: String, path: String) throws(InputFileError) -> EpochTable {
-        try parse(CSVTable.parse(Array(text.utf8), path: path), path: path)
+        try parse(Array(text.utf8), path: path)
     }
 
-    static func parse(_ table: CSVTable, path: String) throws(InputFileError) -> EpochTable {
-        guard let head = table.records.first else {
+    /// Reads the records as `CSVTable.scan` meets them, straight into the columns (a file of a million epochs is
+    /// not held as a million records of strings as well).
+    static func parse(_ bytes: [UInt8], path: String) throws(InputFileError) -> EpochTable {
+        var columns: [StagingInput]? = nil
+        var values: [[Double]] = []
+        try CSVTable.scan(bytes, path: path) { (record, separator) throws(InputFileError) in
+            guard let columns else {
+                columns = try header(record, path: path)
+                values = [[Double]](repeating: [], count: columns!.count)
+                return
+            }
+            guard record.fields.count == columns.count else {
+                throw InputFileError(path: path, line: record.line,
+                                     message: "expected \(columns.count) fields, found \(record.fields.count)")
+            }
+            for (c, f) in record.fields.enumerated() {
+                guard let v = CSVTable.number(f, separator: separator) else {
+                    throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
+                        + "\(columns[c].rawValue) is not a finite number")
+                }
+                if let problem = Self.problem(v, in: columns[c], after: values[c].last) {
+                    throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
+                        + "\(columns[c].rawValue) \(problem)")
+                }
+                values[c].append(v)
+            }
+        }
+        guard let columns else {
             throw InputFileError(path: path, message: "empty file: expected a header row")
         }
+        guard values.first?.isEmpty == false else {
+            throw InputFileError(path: path, message: "no epoch rows after the header")
+        }
+        return EpochTable(columns: Dictionary(uniqueKeysWithValues: zip(columns, values)))
+    }
+
+    /// The inputs the header row names, in its order.
+    private static func header(_ head: CSVTable.Record, path: String) throws(InputFileError) -> [StagingInput] {
         var columns: [StagingInput] = []
         for f in head.fields {
             guard let input = StagingInput(rawValue: f.lowercased()) else {
@@ -30,28 +64,7 @@ public enum EpochsCSV {
             }
             columns.append(input)
         }
-        var values = [[Double]](repeating: [], count: columns.count)
-        for record in table.records.dropFirst() {
-            guard record.fields.count == columns.count else {
-                throw InputFileError(path: path, line: record.line,
-                                     message: "expected \(columns.count) fields, found \(record.fields.count)")
-            }
-            for (c, f) in record.fields.enumerated() {
-                guard let v = table.number(f) else {
-                    throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
-                        + "\(columns[c].rawValue) is not a finite number")
-                }
-                if let problem = Self.problem(v, in: columns[c], after: values[c].last) {
-                    throw InputFileError(path: path, line: record.line, message: "'\(MessageText.field(f))' in column "
-                        + "\(columns[c].rawValue) \(problem)")
-                }
-                values[c].append(v)
-            }
-        }
-        guard values.first?.isEmpty == false else {
-            throw InputFileError(path: path, message: "no epoch rows after the header")
-        }
-        return EpochTable(columns: Dictionary(uniqueKeysWithValues: zip(columns, values)))
+        return columns
     }
 
     /// What is impossible about `v` in `column` (after the column's previous value), or nil. The features are

@@ -6,27 +6,29 @@ import Foundation
 /// staging_model.py. `ForwardFilter` is the causal forward recursion (Rabiner 1989 §III-A, normalised): the
 /// stage probability given the epochs so far, used for the online per-epoch decision.
 enum StageDecoder {
-    static func viterbi(_ m: StagingModel.SubModel, posteriors: [[Double]]) -> [Int] {
-        let n = posteriors.count, k = m.initial.count
+    /// `emissionLogs`: each epoch's `emissionLog` of its posterior, epoch after epoch (count × the number of stages).
+    static func viterbi(_ m: StagingModel.SubModel, emissionLogs e: [Double]) -> [Int] {
+        let k = m.initial.count, n = e.count / k
         guard n > 0 else { return [] }
+        precondition(k <= Int(UInt8.max) && e.count == n * k, "viterbi: evidence of a whole number of epochs")
         let logA = m.transition.map { $0.map { Foundation.log($0) } }
-        var delta = zip(m.initial, m.emissionLog(posteriors[0])).map { Foundation.log($0) + $1 }
-        var back = [[Int]](repeating: [Int](repeating: 0, count: k), count: n)
+        var delta = (0..<k).map { Foundation.log(m.initial[$0]) + e[$0] }
+        // The best predecessor of each stage at each epoch, one byte each: a million epochs take 4 MB.
+        var back = [UInt8](repeating: 0, count: n * k)
+        var next = [Double](repeating: 0, count: k)
         for t in 1..<n {
-            let e = m.emissionLog(posteriors[t])
-            var next = [Double](repeating: 0, count: k)
             for j in 0..<k {
                 var best = 0, bestValue = delta[0] + logA[0][j]
                 for i in 1..<k where delta[i] + logA[i][j] > bestValue { best = i; bestValue = delta[i] + logA[i][j] }
-                back[t][j] = best
-                next[j] = bestValue + e[j]
+                back[t * k + j] = UInt8(best)
+                next[j] = bestValue + e[t * k + j]
             }
-            delta = next
+            swap(&delta, &next)
         }
         var path = [Int](repeating: 0, count: n)
         path[n - 1] = argmax(delta)
         var t = n - 1
-        while t > 0 { path[t - 1] = back[t][path[t]]; t -= 1 }
+        while t > 0 { path[t - 1] = Int(back[t * k + path[t]]); t -= 1 }
         return path
     }
 

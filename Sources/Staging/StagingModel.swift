@@ -116,9 +116,13 @@ public struct StagingModel: Sendable {
             throw StagingError(path: nil, line: nil, message: "no staging model for inputs "
                 + table.inputs.map(\.rawValue).sorted().joined(separator: ",") + " (time_hours and cosine are required)")
         }
-        let rows = EpochDesign.rows(table, features: sub.features, available: table.count, rows: 0..<table.count)
-        let posteriors = rows.map { sub.posterior($0) }
-        return StageDecoder.viterbi(sub, posteriors: posteriors).map { SleepStage.modelOrder[$0] }
+        // Row by row into the decoder's evidence: only one design row at a time is held, so memory grows with the
+        // epochs by the evidence's few numbers each, not by a row of every feature.
+        let night = EpochDesign.Night(table, features: sub.features, available: table.count)
+        var emissions: [Double] = []
+        emissions.reserveCapacity(table.count * sub.initial.count)
+        for i in 0..<table.count { emissions += sub.emissionLog(sub.posterior(night.row(i))) }
+        return StageDecoder.viterbi(sub, emissionLogs: emissions).map { SleepStage.modelOrder[$0] }
     }
 }
 

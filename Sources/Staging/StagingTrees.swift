@@ -10,43 +10,50 @@ import SleepCycleFormats
 /// File format (per sub-model): `"baseline": [4 scores]` and `"trees": [{"class": c, "nodes": "…"}, …]`; a tree's
 /// nodes in pre-order, a split written `x<feature><=<threshold>:<index of its right child>` (its left child is the
 /// next node), a leaf written as its output (`PreorderTreeText`, shared with the event detector's trees). Numbers are
-/// Python `repr` doubles, which read back exactly. Double throughout and a plain walk: staging classifies one epoch
-/// per 30 s, not thousands of segments.
+/// Python `repr` doubles, which read back exactly. Double throughout: staging classifies one epoch
+/// per 30 s, not thousands of segments per second.
 struct StagingTrees: Sendable {
     /// A split (`right > 0`: `x[feature] ≤ number` goes to the next node, otherwise to node `right`) or a leaf
     /// (`right == 0`, `number` = output).
     typealias Node = PreorderTreeText.Node<Double>
-    struct Tree: Sendable {
-        var stage: Int
-        var nodes: [Node]
-    }
     let baseline: [Double]
-    let trees: [Tree]
+    /// Every tree's nodes, one after another, each split's `right` made an index into this array: one buffer walked
+    /// without a per-tree array to retain (a whole-night design of a million epochs walks it a million times).
+    private let nodes: [Node]
+    /// Each tree's first node in `nodes` and its class, in file order.
+    private let roots: [(start: Int, stage: Int)]
 
     /// Parses the trees; nil if a tree is malformed (a split whose children are not inside the tree after it, a
     /// feature index outside `featureCount`, a class outside `classCount`, a non-finite number).
     init?(baseline: [Double], trees: [(stage: Int, nodes: String)], featureCount: Int, classCount: Int) {
         guard baseline.count == classCount, baseline.allSatisfy(\.isFinite) else { return nil }
-        var parsed: [Tree] = []
+        var nodes: [Node] = [], roots: [(start: Int, stage: Int)] = []
         for (stage, text) in trees {
             guard (0..<classCount).contains(stage),
-                  let nodes = PreorderTreeText.parse(text, featureCount: featureCount, as: Double.self) else { return nil }
-            parsed.append(Tree(stage: stage, nodes: nodes))
+                  let tree = PreorderTreeText.parse(text, featureCount: featureCount, as: Double.self) else { return nil }
+            let start = nodes.count
+            roots.append((start, stage))
+            nodes += tree.map { $0.isLeaf ? $0 : Node(feature: $0.feature, number: $0.number, right: start + $0.right) }
         }
-        guard !parsed.isEmpty else { return nil }
+        guard !roots.isEmpty else { return nil }
         self.baseline = baseline
-        self.trees = parsed
+        self.nodes = nodes
+        self.roots = roots
     }
 
     /// Each class's baseline plus the leaves its trees reach.
     func scores(_ x: [Double]) -> [Double] {
         var z = baseline
-        for tree in trees {
-            var at = 0
-            while true {
-                let node = tree.nodes[at]
-                if node.isLeaf { z[tree.stage] += node.number; break }
-                at = x[node.feature] <= node.number ? at + 1 : node.right
+        nodes.withUnsafeBufferPointer { nodes in
+            x.withUnsafeBufferPointer { x in
+                for (start, stage) in roots {
+                    var at = start
+                    while true {
+                        let node = nodes[at]
+                        if node.isLeaf { z[stage] += node.number; break }
+                        at = x[node.feature] <= node.number ? at + 1 : node.right
+                    }
+                }
             }
         }
         return z

@@ -39,14 +39,18 @@ struct Stage: ParsableCommand {
             throw InputFileError(path: epochs, line: 1, message: "the cosine column is required")
         }
         let stages = try StagingModel.bundled().stages(for: table).map(\.rawValue)
+        // Built in one string, row after row (no array of row strings beside it).
         var out = ""
+        out.reserveCapacity(stages.count * 48 + 32)
         switch format {
         case .csv:
-            out = "time_hours,stage\n"
+            out += "time_hours,stage\n"
             for (h, s) in zip(hours, stages) { out += "\(h),\(s)\n" }
         case .json:
-            out = "{\"epochs\": ["
-            out += zip(hours, stages).map { "{\"time_hours\": \($0), \"stage\": \"\($1)\"}" }.joined(separator: ", ")
+            out += "{\"epochs\": ["
+            for (i, (h, s)) in zip(hours, stages).enumerated() {
+                out += (i == 0 ? "" : ", ") + "{\"time_hours\": \(h), \"stage\": \"\(s)\"}"
+            }
             out += "]}\n"
         }
         try destination.write(out)
