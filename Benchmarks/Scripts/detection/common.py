@@ -221,6 +221,12 @@ def room_hooks(hs, rng, n_heads=4):
     return convolve, convolve_breathing
 
 
+def partner_hook(hs):
+    """A second sleeper's breathing through the room's second head position (`room_hooks`' layout): the bedrooms of
+    the separation benchmark, where a sleeper who does not snore breathes beside one who does."""
+    return lambda br: fftconvolve(br, hs[1])[:len(br)].astype(np.float32)
+
+
 def from_direct_path(h):
     """An image-source impulse response from 40 samples before its direct path (its largest tap), scaled to a unit
     direct path."""

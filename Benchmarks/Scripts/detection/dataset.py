@@ -202,6 +202,9 @@ AMBIGUOUS_SNORING = tuple(float(v) for v in os.environ.get("DETECT_SNORE_LABEL",
 # Share of the training nights in a synthetic room / through a random microphone (issue 31's mixes; 0: dry, flat).
 NIGHT_REVERB_SHARE = float(os.environ.get("DETECT_NIGHT_REVERB_SHARE", "0"))
 NIGHT_MIC_SHARE = float(os.environ.get("DETECT_NIGHT_MIC_SHARE", "0"))
+# Share of the training nights with a second sleeper's all-night breathing (in the night's room when it has one: an
+# image room's second head position, else a tail of its own), drawn from a generator of its own.
+NIGHT_PARTNER_SHARE = float(os.environ.get("DETECT_NIGHT_PARTNER_SHARE", "0"))
 # The reverberant nights' rooms: "tail" (C.room_impulse, a fresh exponential noise tail per clip) or "image" (one
 # image-source bedroom per night, C.image_room: the sleeper's sounds from 4 head positions at one distance of 1-4 m,
 # the distractors from elsewhere in the room).
@@ -232,7 +235,8 @@ def night_segments(binary=None):
         + ("-rb" if NIGHT_REVERB_SHARE > 0 else "") \
         + ("-" + NIGHT_ROOM if NIGHT_REVERB_SHARE > 0 and NIGHT_ROOM != "tail" else "") \
         + ("-ms%g,%g" % NIGHT_MIC_SNORE_SNR if NIGHT_MIC_SNORE_SNR else "") \
-        + ("-hp%g,%g" % NIGHT_MIC_HIGHPASS if NIGHT_MIC_HIGHPASS != (60, 450) else "")
+        + ("-hp%g,%g" % NIGHT_MIC_HIGHPASS if NIGHT_MIC_HIGHPASS != (60, 450) else "") \
+        + ("-pa%g" % NIGHT_PARTNER_SHARE if NIGHT_PARTNER_SHARE > 0 else "")
     cache = os.path.join(C.WORK, "segments-nights.json")
     if os.path.exists(cache):
         data = json.load(open(cache))
@@ -283,17 +287,22 @@ def _night_part(plan, binary):
             # of reverberation is not evidence of an event), NIGHT_MIC_SHARE of them through a random microphone.
             arng = np.random.default_rng([SEED, 700 + k, j])
             reverb = np.random.default_rng([SEED, 800 + k, j]) if arng.random() < NIGHT_REVERB_SHARE else None
-            breathing_room, convolve = None, None
+            breathing_room, convolve, partner_room = None, None, None
             if reverb is not None and NIGHT_ROOM == "image":
-                convolve, breathing_room = C.room_hooks(C.image_room(reverb), reverb)
+                hs = C.image_room(reverb)
+                convolve, breathing_room = C.room_hooks(hs, reverb)
+                partner_room = C.partner_hook(hs)
             elif reverb is not None:
                 brng = np.random.default_rng([SEED, 850 + k, j])
                 breathing_room = lambda br: C.reverberate(brng, br)[:len(br)]
+                partner_room = lambda br: C.reverberate(brng, br)[:len(br)]
+            prng = np.random.default_rng([SEED, 900 + k, j])
+            partner = (prng, partner_room) if prng.random() < NIGHT_PARTNER_SHARE else None
             mic_night = arng.random() < NIGHT_MIC_SHARE    # (build_night draws nothing from arng)
             spec = dict(N.TRAIN_SPEC, snore_snr=NIGHT_MIC_SNORE_SNR) if mic_night and NIGHT_MIC_SNORE_SNR \
                 else N.TRAIN_SPEC
             x, truth = N.build_night(rng, kind, TRAIN_NIGHT_MINUTES, pools[k], spec, reverb_rng=reverb,
-                                     convolve=convolve, convolve_breathing=breathing_room)
+                                     convolve=convolve, convolve_breathing=breathing_room, partner=partner)
             if mic_night:
                 x = np.clip(C.through_microphone(C.microphone(arng, NIGHT_MIC_HIGHPASS), x), -1, 1)
             folds.append(k)

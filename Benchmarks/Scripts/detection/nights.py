@@ -38,7 +38,7 @@ def trimmed(x, max_sec):
 
 
 def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=None, background=None, convolve=None,
-                event_gain_db=None, convolve_breathing=None):
+                event_gain_db=None, convolve_breathing=None, partner=None):
     """One synthetic night; `spec` (default EVAL_SPEC) sets the event spacing, levels and distractor rate. With
     `reverb_rng` every placed clip (events and distractors) is first convolved with its own synthetic room impulse
     response (`C.room_impulse`) drawn from that generator, so the night is otherwise identical to the dry one.
@@ -49,7 +49,9 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
     draws from its own generator leaves the rest of the night unchanged); `convolve(clip, cls)` (cls None for a
     distractor) replaces the room of `reverb_rng`; `convolve_breathing(breathing)` puts the sleeper's all-night
     breathing in the room too (its level over the bed is then that of the reverberant breathing, as an event's is);
-    `event_gain_db(t_sec)` is added to the level of an event (not a distractor) placed at t."""
+    `event_gain_db(t_sec)` is added to the level of an event (not a distractor) placed at t. `partner` = (generator,
+    convolve or None) adds a second sleeper's all-night breathing, drawn from that generator (so the rest of the night
+    is unchanged) at its own level over the bed, through `convolve` (e.g. another head position of the room)."""
     sp = dict(EVAL_SPEC, **(spec or {}))
     n = int(minutes * 60 * C.SR)
     x = np.zeros(n, np.float32)
@@ -89,6 +91,12 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
     if convolve_breathing is not None:
         br = convolve_breathing(br)
     x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(*sp["breathing_db"])) / 20)
+    if partner is not None:
+        prng, pconv = partner
+        br = C.breathing(prng, n / C.SR)
+        if pconv is not None:
+            br = pconv(br)[:n]
+        x += br / C.active_rms(br) * 10 ** ((level + prng.uniform(*sp["breathing_db"])) / 20)
 
     truth = []
 
