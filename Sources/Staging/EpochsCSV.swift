@@ -22,8 +22,9 @@ public enum EpochsCSV {
         var values: [[Double]] = []
         try CSVTable.scan(bytes, path: path) { (record, separator) throws(InputFileError) in
             guard let columns else {
-                columns = try header(record, path: path)
-                values = [[Double]](repeating: [], count: columns!.count)
+                let named = try header(record, path: path)
+                columns = named
+                values = [[Double]](repeating: [], count: named.count)
                 return
             }
             guard record.fields.count == columns.count else {

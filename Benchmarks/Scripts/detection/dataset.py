@@ -295,7 +295,7 @@ def _night_part(plan, binary):
             elif reverb is not None:
                 brng = np.random.default_rng([SEED, 850 + k, j])
                 breathing_room = lambda br: C.reverberate(brng, br)[:len(br)]
-                partner_room = lambda br: C.reverberate(brng, br)[:len(br)]
+                partner_room = breathing_room
             prng = np.random.default_rng([SEED, 900 + k, j])
             partner = (prng, partner_room) if prng.random() < NIGHT_PARTNER_SHARE else None
             mic_night = arng.random() < NIGHT_MIC_SHARE    # (build_night draws nothing from arng)

@@ -86,17 +86,15 @@ def build_night(rng, kind, minutes, pools, spec=None, reverb_rng=None, placed=No
         x[pos:pos + ln] += piece * env * 10 ** (db / 20)
         level[pos:pos + ln] = db
         pos += ln - (fade if pos + ln < n else 0)
-    # Quiet breathing all night, 0-10 dB over the background.
-    br = C.breathing(rng, n / C.SR)
-    if convolve_breathing is not None:
-        br = convolve_breathing(br)
-    x += br / C.active_rms(br) * 10 ** ((level + rng.uniform(*sp["breathing_db"])) / 20)
+    # Quiet breathing all night, 0-10 dB over the background (and the partner's, from its own generator).
+    def add_breathing(gen, room):
+        br = C.breathing(gen, n / C.SR)
+        if room is not None:
+            br = room(br)
+        x[:] += br / C.active_rms(br) * 10 ** ((level + gen.uniform(*sp["breathing_db"])) / 20)
+    add_breathing(rng, convolve_breathing)
     if partner is not None:
-        prng, pconv = partner
-        br = C.breathing(prng, n / C.SR)
-        if pconv is not None:
-            br = pconv(br)[:n]
-        x += br / C.active_rms(br) * 10 ** ((level + prng.uniform(*sp["breathing_db"])) / 20)
+        add_breathing(*partner)
 
     truth = []
 
