@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Most segments of a night are breaths and background (one every ~2 s on a night of audible breathing) and
 /// nearly all are none with high confidence; computing their voicing (`SegmentVoicing`) and temporal shape
-/// (`SegmentShape`) and walking the segment classifier's trees (1 500 then; 3 000 since the two-mix blend) for
+/// (`SegmentShape`) and walking the segment classifier's trees (1 500 then; 3 000 in the blends) for
 /// each made detection cost about half as much again as the rest of `analyze`. The screen scores a segment from
 /// the leading `featureCount` values of `SegmentFeatures` (the mel summaries: cepstrum, duration, SNR, spectral
 /// shape, envelope; no voicing, no shape)

@@ -9,8 +9,9 @@ import SleepCycleFormats
 /// scikit-learn's `HistGradientBoostingClassifier` (`Benchmarks/Scripts/detection/train.py`), whose trees this walks
 /// node by node with the same rule (`x ≤ threshold` goes left) and sums the leaves in Double in the same order,
 /// so the script's probabilities are reproduced (tested). A reader can open the file and follow any tree. The
-/// built-in model is a blend of two such models (`blend.py`): both tree lists, leaves scaled by 0.5 / T, so its
-/// score is the mean of theirs; to this walker it is one larger ensemble.
+/// built-in model is a per-class blend of three such models (`blend.py`): each class's trees from the models that
+/// score it, leaves scaled by the model's share / T, so a class's score is the weighted mean of theirs; to this
+/// walker it is one larger ensemble.
 ///
 /// File format: the common header (`SegmentModel`, `"kind": "gbt"`) plus `"baseline": [5 scores]` and
 /// `"trees": [{"class": c, "nodes": "x3<=0.25:4 x7<=-1.5:3 0.1 -0.2 0.3"}, …]`: each tree's nodes in pre-order,

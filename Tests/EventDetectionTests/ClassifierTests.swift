@@ -5,7 +5,8 @@ import Testing
 @Suite struct ClassifierTests {
     @Test func builtInModelLoadsAndReproducesTheTrainingScript() throws {
         let model = try SegmentModel.builtIn()
-        // The segment stage is blend.py's: two training mixes of 300 rounds × 5 classes each.
+        // The segment stage is blend.py's: 300 rounds of snoring's trees from the partner mix, of none's from all
+        // three mixes, and of talking's, coughing's and movement's from the plain and the night-mic mixes each.
         #expect((model as? TreeEnsembleClassifier)?.treeCount == 3_000)
         #expect(!ModelParityVectors.cases.isEmpty)
         for c in ModelParityVectors.cases {

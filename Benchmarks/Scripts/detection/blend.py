@@ -1,27 +1,39 @@
 #!/usr/bin/env python3
-"""Train the built-in event model as an equal blend of two training mixes, and write it.
+"""Train the built-in event model as a per-class blend of three training mixes, and write it.
 
-    python3 Benchmarks/Scripts/detection/blend.py                     # both mixes, then Sources/ and Tests/
+    python3 Benchmarks/Scripts/detection/blend.py                     # the three mixes, then Sources/ and Tests/
     python3 Benchmarks/Scripts/detection/blend.py --reuse             # blend the mixes of an earlier run again
-    python3 Benchmarks/Scripts/detection/blend.py --files A.json B.json OUT.json   # blend two model files
-    python3 Benchmarks/Scripts/detection/blend.py --second-mix DETECT_NIGHT_REVERB_SHARE=0.5 ...   # another 2nd mix
-    python3 Benchmarks/Scripts/detection/blend.py --reuse --second-share snoring=0.75   # 2nd mix's share of a class
+    python3 Benchmarks/Scripts/detection/blend.py --files A.json B.json OUT.json   # blend model files (2 or more)
+    python3 Benchmarks/Scripts/detection/blend.py --mix DETECT_NIGHT_MIC_SHARE=0.5 --mix DETECT_NIGHT_REVERB_SHARE=0.5
+                                                                      # plain and these experimental mixes instead
+    python3 Benchmarks/Scripts/detection/blend.py --reuse --share snoring=0,0.5,0.5   # each mix's share of a class
 
-The built-in model is two `train.py` models averaged: the default mix ("plain": the training nights as recorded
-by the bedroom microphone the clips came from) and the same mix with half of the training nights heard through a
-random microphone ("night-mic": `DETECT_NIGHT_MIC_SHARE=0.5`, `common.through_microphone`). Each alone trades one
-condition for another (docs/0005-event-detection-log.md, "A blend of two training mixes"): the plain model misses
-snores through a laptop's or a USB microphone's response, the night-mic model misses more sleep talk in clean
-rooms. Averaging their class scores keeps most of both.
+The built-in model blends three `train.py` models class by class (MIXES, SHARES):
+- "plain": the default mix, the training nights as recorded by the bedroom microphone the clips came from;
+- "night-mic": the same mix with half of the training nights heard through a random microphone
+  (`DETECT_NIGHT_MIC_SHARE=0.5`, `common.through_microphone`);
+- "partner": half of the nights through a random microphone with the snores there 5-15 dB above the night's floor
+  and high-passed at 150-450 Hz, half of the nights in a simulated room, half reverberant, and on half of the nights
+  a second sleeper's all-night breathing (`DETECT_NIGHT_PARTNER_SHARE`): the separation benchmark's bedrooms, where
+  a non-snorer breathes beside a snorer.
+Snoring's score is the partner mix's alone and none's is half the partner mix's and a quarter each of the others'
+(none from the partner mix alone made a third more false talking events: the partner mix's none is surer of quiet
+speech); every other class's score is half plain and half night-mic. Each mix alone
+trades one condition for another (docs/0005-event-detection-log.md, "A blend of two training mixes" and "A second
+sleeper's breathing"): the plain model misses snores through a laptop's or a USB microphone's response, the
+night-mic model misses more sleep talk in clean rooms, and neither tells a quiet snore through a laptop from a
+neighbour's reverberant breath; the partner mix does, but its talk and coughs at low SNR are worse than the other
+two's blended. Taking each class's score from the mixes that hear it best keeps most of all three.
 Snoring bouts from 0 dB SNR in either mix (`DETECT_NIGHT_SNR_FLOORS=0,4,5`) were tried and reverted: quiet snores
 were found, and the snoring events on reverberant breathing doubled in the separation benchmark's bedrooms
 (docs/0005-event-detection-log.md, "Snores from 0 dB: ... reverted"); with the context stage fitted on its own blend
 (below) the 0-dB night-mic mix still made more of them than the committed model (session log, 2026-11-28).
 
 How the blend is written: the segment stage's score is a sum of tree outputs plus a baseline, divided by its
-temperature before the softmax. The blend's is 0.5 * score_a / T_a + 0.5 * score_b / T_b, so its file holds both
-tree lists with every leaf scaled by 0.5 / T (rounded to float32, as `train.py` writes leaves), the scaled
-baselines summed, and temperature 1: the Swift classifier needs no change, a blend is a bigger ensemble.
+temperature before the softmax. The blend's score for class c is the sum over mixes m of share[c][m] * score_m / T_m,
+so its file holds every mix's trees with each leaf scaled by its class's share / T (rounded to float32, as
+`train.py` writes leaves; a class's trees of share 0 are left out), the scaled baselines summed, and temperature 1:
+the Swift classifier needs no change, a blend is a bigger ensemble.
 The screen is the plain mix's. The context stage reads the segment stage's probabilities, so it is fitted here on
 the BLEND's out-of-fold probabilities: each mix's five cross-validation fold models (`train.py` leaves them in
 `fold-models.json`) are blended fold by fold as above, score the plain mix's context rows out of fold
@@ -32,8 +44,9 @@ probabilities"). The segment trees carry the microphone gain (the session log's 
 too measured no better and costs analyze time (`cost.py`).
 
 Each mix is trained by `train.py --write-to $DETECT_WORK/mix-<name>` with `$DETECT_WORK/mix-<name>` as its own
-work directory (its segment-feature caches stay there, so a rerun only refits). About 25 min per mix on 2 cores
-with empty caches, about 10 with its caches; the context stage about 3 more. A mix directory written before
+work directory (its segment-feature caches stay there, so a rerun only refits). On 2 cores with empty caches about
+25 min for plain, about 50 for night-mic and about 65 for partner (its simulated rooms), about 10-20 each with its
+caches; the context stage about 8 more. A mix directory written before
 `train.py` kept its fold models gets them fitted here (about 4 minutes per mix, then cached). The parity fixture
 (Tests/EventDetectionTests/ModelParityVectors.swift) takes its inputs from the plain mix and its probabilities from
 the blended file.
@@ -51,7 +64,23 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MIXES = [("plain", {}), ("night-mic", {"DETECT_NIGHT_MIC_SHARE": "0.5"})]
+# The built-in blend's mixes, in order (the first is always the plain mix: its screen, its parity inputs and its
+# training rows are the blend's): name -> the train.py knobs of its training nights.
+PARTNER = {"DETECT_NIGHT_MIC_HIGHPASS": "150,450", "DETECT_NIGHT_MIC_SHARE": "0.5", "DETECT_NIGHT_MIC_SNORE_SNR": "5,15",
+           "DETECT_NIGHT_PARTNER_SHARE": "0.5", "DETECT_NIGHT_REVERB_SHARE": "0.5", "DETECT_NIGHT_ROOM": "image"}
+MIXES = [("plain", {}), ("night-mic", {"DETECT_NIGHT_MIC_SHARE": "0.5"}), ("partner", PARTNER)]
+# Per class, each mix's share of the blend's class score (MIXES order): snoring from the partner mix alone, none half
+# from it and a quarter from each of the others, every other class half plain and half night-mic.
+SHARES = {"none": (0.25, 0.25, 0.5), "snoring": (0, 0, 1), "talking": (0.5, 0.5, 0), "coughing": (0.5, 0.5, 0),
+          "movement": (0.5, 0.5, 0)}
+
+
+def mix_name(knobs):
+    """The mix directory's name for these knobs: a built-in mix's name, else the knobs sorted and joined."""
+    for name, known in MIXES:
+        if knobs == known:
+            return name
+    return "-".join("%s%s" % (k.replace("DETECT_", "").lower().replace("_", "-"), v) for k, v in sorted(knobs.items()))
 
 
 def f32(v):
@@ -59,10 +88,11 @@ def f32(v):
 
 
 def scaled_trees(trees, w):
-    """The trees with every leaf output multiplied by its class's weight `w[class]` (splits unchanged)."""
+    """The trees with every leaf output multiplied by its class's weight `w[class]` (splits unchanged); the trees of a
+    class weighted 0 are left out (they add nothing, and every tree costs a walk in `analyze`)."""
     return [dict(t, nodes=" ".join(tok if tok.startswith("x") else f32(float(tok) * w[t["class"]])
                                    for tok in t["nodes"].split()))
-            for t in trees]
+            for t in trees if w[t["class"]] != 0]
 
 
 def blend_stage(stages, weights):
@@ -74,43 +104,46 @@ def blend_stage(stages, weights):
     return baseline, trees
 
 
-def shares(second=None):
-    """Per class, (the first mix's shares, the second's) of the blend's class scores: half each, or for the classes
-    named in `second` (`CLASS=SHARE` strings, `--second-share`) the second mix's share as given."""
+def shares(specs, n, default=None):
+    """Per mix (n of them), its share of each class's score, as one list per mix in class order. `specs`: `CLASS=S1,
+    S2,...` strings (`--share`), one share per mix, summing to 1; a class not named takes `default[class]` (SHARES for
+    the built-in mixes) or, without a default, an equal share of every mix."""
     import common as C
-    given = {}
-    for spec in second or []:
+    given = dict(default or {})
+    for spec in specs or []:
         name, _, value = spec.partition("=")
         try:
-            share = float(value)
+            row = tuple(float(x) for x in value.split(","))
         except ValueError:
-            share = float("nan")
-        if name not in C.CLASSES or not 0 <= share <= 1:
-            raise SystemExit("blend.py: --second-share %s: expected CLASS=SHARE with a class of %s and a share in 0-1"
-                             % (spec, ", ".join(C.CLASSES)))
-        given[name] = share
-    b = [given.get(c, 0.5) for c in C.CLASSES]
-    return [1 - x for x in b], b
+            row = ()
+        if name not in C.CLASSES or len(row) != n or min(row) < 0 or abs(sum(row) - 1) > 1e-6:
+            raise SystemExit("blend.py: --share %s: expected CLASS=S1,...,S%d (a class of %s; %d shares in 0-1 that sum "
+                             "to 1, one per mix)" % (spec, n, ", ".join(C.CLASSES), n))
+        given[name] = row
+    rows = [tuple(float(x) for x in given.get(c, (1.0 / n,) * n)) for c in C.CLASSES]
+    return [[row[m] for row in rows] for m in range(n)]
 
 
-def blend(a, b, second=None):
-    """The model file whose segment stage's softmax input is the mean of a's and b's (or the per-class weighted
-    mean of `shares(second)`), with a's context stage and screen (`main` replaces the context stage with the
+def blend(models, split):
+    """The model file whose segment stage's softmax input is the per-class weighted mean of the models' (`split`,
+    from `shares`), with the first model's context stage and screen (`main` replaces the context stage with the
     blend's own)."""
-    for key in ("format", "kind", "classes", "features"):
-        if a[key] != b[key]:
-            raise SystemExit("blend.py: the models differ in %r" % key)
+    a = models[0]
+    for b in models[1:]:
+        for key in ("format", "kind", "classes", "features"):
+            if a[key] != b[key]:
+                raise SystemExit("blend.py: the models differ in %r" % key)
     if a["kind"] != "gbt":
         raise SystemExit("blend.py: only tree models (kind gbt) can be blended")
     out = dict(a)
-    sa, sb = shares(second)
-    out["baseline"], out["trees"] = blend_stage([a, b], [[x / a["temperature"] for x in sa],
-                                                          [x / b["temperature"] for x in sb]])
+    out["baseline"], out["trees"] = blend_stage(models, [[x / m["temperature"] for x in sh]
+                                                         for m, sh in zip(models, split)])
     out["temperature"] = 1.0
     out["training"] = {"script": "Benchmarks/Scripts/detection/blend.py",
-                       "blend": "segment stage: mean of the class scores (before the softmax) of the two models below; "
-                                "context stage and screen: the first model's",
-                       "models": [a.get("training"), b.get("training")]}
+                       "blend": "segment stage: per class, the weighted mean of the class scores (before the softmax) "
+                                "of the models below; context stage and screen: the first model's",
+                       "shares": {c: [sh[i] for sh in split] for i, c in enumerate(a["classes"])},
+                       "models": [m.get("training") for m in models]}
     return out
 
 
@@ -128,12 +161,12 @@ def mix_fold_models(work, knobs):
     return json.load(open(path))
 
 
-def blend_context(T, base, temps, fold_dir=None, second=None):
+def blend_context(T, base, mixes, split, temps, fold_dir=None):
     """The context stage section fitted on the blend's out-of-fold probabilities (module docstring); `temps`: each
     mix's segment temperature. `T` is train.py imported with the plain mix's work directory. With `fold_dir`, also
     writes the blended fold models 2 and 3 there."""
     import dataset as D
-    folds = [mix_fold_models(os.path.join(base, "mix-" + name), knobs) for name, knobs in MIXES]
+    folds = [mix_fold_models(os.path.join(base, "mix-" + name), knobs) for name, knobs in mixes]
     its = D.items()
     X, y, _, _, seg_fold, _, weight = T.training_set(its)
     screens, _ = T.fold_screens(X, y, seg_fold, weight)
@@ -141,7 +174,6 @@ def blend_context(T, base, temps, fold_dir=None, second=None):
     def blended(k, weights):
         baseline, trees = blend_stage([f[str(k)] for f in folds], weights)
         return {"kind": "gbt", "baseline": baseline, "trees": trees}
-    split = shares(second)
     models = {k: blended(k, [[x / t for x in sh] for sh, t in zip(split, temps)]) for k in range(T.C.N_FOLDS)}
     CF, cy, cfold, _, _, _ = T.context_rows(its, models, 1.0, screens)
     labelled = cy >= 0
@@ -165,49 +197,54 @@ def blend_context(T, base, temps, fold_dir=None, second=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--files", nargs=3, metavar=("A", "B", "OUT"), default=None,
-                    help="blend two model files into OUT (e.g. evaluate_nights.py's fold models of two mixes)")
+    ap.add_argument("--files", nargs="+", metavar="FILE", default=None,
+                    help="A.json B.json [...] OUT.json: blend these model files into OUT (e.g. evaluate_nights.py's "
+                         "fold models of two mixes), with --share over them in this order")
     ap.add_argument("--reuse", action="store_true",
                     help="blend the mixes' models of an earlier run ($DETECT_WORK/mix-*/) instead of training them")
     ap.add_argument("--fold-models", metavar="DIR", default=None,
                     help="also write the blended fold models 2 and 3 into DIR (for evaluate_nights.py --reuse-models)")
-    ap.add_argument("--second-mix", nargs="+", metavar="KNOB=VALUE", default=None,
-                    help="an experimental second mix in place of night-mic: these environment knobs (README), trained "
-                         "in $DETECT_WORK/mix-<name> with <name> made from them; the plain mix is shared")
-    ap.add_argument("--second-share", nargs="+", metavar="CLASS=SHARE", default=None,
-                    help="the second mix's share of these classes' scores instead of 0.5, e.g. snoring=0.75")
+    ap.add_argument("--mix", nargs="+", action="append", metavar="KNOB=VALUE", default=None,
+                    help="an experimental mix (repeat for each) in place of the built-in mixes after plain: these "
+                         "environment knobs (README), trained in $DETECT_WORK/mix-<name> with <name> made from them")
+    ap.add_argument("--share", nargs="+", metavar="CLASS=S1,S2,...", default=None,
+                    help="each mix's share of these classes' scores, in mix order (plain first), e.g. snoring=0,0,1")
     args = ap.parse_args()
-    second = args.second_share
-    if args.second_mix:
-        knobs = dict(kv.split("=", 1) for kv in args.second_mix)
-        name = "-".join("%s%s" % (k.replace("DETECT_", "").lower().replace("_", "-"), v) for k, v in sorted(knobs.items()))
-        MIXES[1] = (name, knobs)
+    mixes = MIXES
+    if args.mix:
+        mixes = [MIXES[0]]
+        for kvs in args.mix:
+            knobs = dict(kv.split("=", 1) for kv in kvs)
+            mixes.append((mix_name(knobs), knobs))
     base = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
     # train.py's writers, imported with the plain mix's work directory (its import reads $DETECT_WORK).
     os.environ["DETECT_WORK"] = os.path.join(base, "mix-plain")
     sys.path.insert(0, HERE)
     import train as T
-    shares(second)   # a bad --second-share fails here, before any training
     if args.files:
-        a, b = (json.load(open(p)) for p in args.files[:2])
-        out = blend(a, b, second)
+        if len(args.files) < 3:
+            raise SystemExit("blend.py: --files needs at least two model files and the output file")
+        models = [json.load(open(p)) for p in args.files[:-1]]
+        out = blend(models, shares(args.share, len(models)))
         out["training"]["libraries"] = T.libraries()   # where the blend was written; each model's own: where it was fitted
-        T.write_model(out, args.files[2])
+        T.write_model(out, args.files[-1])
         return
+    # A bad --share fails here, before any training.
+    split = shares(args.share, len(mixes), SHARES if mixes == MIXES else None)
 
     models = []
-    for name, knobs in MIXES:
+    for name, knobs in mixes:
         work = os.path.join(base, "mix-" + name)
         env = dict(os.environ, DETECT_WORK=work, **knobs)
         if not args.reuse:
             print("== mix %s (%s) ==" % (name, " ".join("%s=%s" % kv for kv in knobs.items()) or "defaults"), flush=True)
             subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--write-to", work], env=env, check=True)
         models.append(json.load(open(os.path.join(work, "event-model.json"))))
-    out = blend(*models, second)
-    out["context"] = blend_context(T, base, [m["temperature"] for m in models], args.fold_models, second)
-    out["training"]["blend"] = ("segment stage: mean of the class scores (before the softmax) of the two models "
-                                "below%s; context stage: fitted on that blend's out-of-fold probabilities; screen: the "
-                                "first model's" % (", the second's share of " + ", ".join(second) if second else ""))
+    out = blend(models, split)
+    out["context"] = blend_context(T, base, mixes, split, [m["temperature"] for m in models], args.fold_models)
+    out["training"]["blend"] = ("segment stage: per class, the weighted mean of the class scores (before the softmax) "
+                                "of the models below (shares: per class, one per model); context stage: fitted on "
+                                "that blend's out-of-fold probabilities; screen: the first model's")
     out["training"]["libraries"] = T.libraries()
     T.write_model(out)
     inputs = dict(np.load(os.path.join(base, "mix-plain", "parity-inputs.npz")))
