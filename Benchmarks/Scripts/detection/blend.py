@@ -214,6 +214,8 @@ def main():
     if args.mix:
         mixes = [MIXES[0]]
         for kvs in args.mix:
+            if not all("=" in kv for kv in kvs):
+                raise SystemExit("blend.py: --mix %s: expected KNOB=VALUE ..." % " ".join(kvs))
             knobs = dict(kv.split("=", 1) for kv in kvs)
             mixes.append((mix_name(knobs), knobs))
     base = os.environ.get("DETECT_WORK", "/tmp/sleepcycle-detect-work")
