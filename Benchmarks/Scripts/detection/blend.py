@@ -28,6 +28,9 @@ Snoring bouts from 0 dB SNR in either mix (`DETECT_NIGHT_SNR_FLOORS=0,4,5`) were
 were found, and the snoring events on reverberant breathing doubled in the separation benchmark's bedrooms
 (docs/0005-event-detection-log.md, "Snores from 0 dB: ... reverted"); with the context stage fitted on its own blend
 (below) the 0-dB night-mic mix still made more of them than the committed model (session log, 2026-11-28).
+The partner mix's microphone-night snores at 0-10 dB instead of 5-15 (`DETECT_NIGHT_MIC_SNORE_SNR=0,10`) kept the
+bedrooms' breaths as breaths (10 false snores instead of 19) but found fewer of the laptop's snores on fold 2's
+conditions (0.83 -> 0.64) and no more at 5 dB: not kept (session log, "Snores from 0-10 dB in the partner mix").
 
 How the blend is written: the segment stage's score is a sum of tree outputs plus a baseline, divided by its
 temperature before the softmax. The blend's score for class c is the sum over mixes m of share[c][m] * score_m / T_m,
