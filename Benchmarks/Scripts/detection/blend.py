@@ -31,6 +31,8 @@ were found, and the snoring events on reverberant breathing doubled in the separ
 The partner mix's microphone-night snores at 0-10 dB instead of 5-15 (`DETECT_NIGHT_MIC_SNORE_SNR=0,10`) kept the
 bedrooms' breaths as breaths (10 false snores instead of 19) but found fewer of the laptop's snores on fold 2's
 conditions (0.83 -> 0.64) and no more at 5 dB: not kept (session log, "Snores from 0-10 dB in the partner mix").
+Its dry nights' snores from 0 dB (`DETECT_NIGHT_SNR_FLOORS=0,4,5` with PARTNER) gained 5 dB's snores (0.64 -> 0.68)
+for the laptop's (0.83 -> 0.75) and more bedroom false snores (19 -> 24): not kept (session log, "Dry-night snores").
 
 How the blend is written: the segment stage's score is a sum of tree outputs plus a baseline, divided by its
 temperature before the softmax. The blend's score for class c is the sum over mixes m of share[c][m] * score_m / T_m,
