@@ -23,6 +23,10 @@ public struct AudioFileFormat: Sendable, Hashable, CustomStringConvertible {
     public static let caf16 = AudioFileFormat(SF_FORMAT_CAF, SF_FORMAT_PCM_16, "CAF PCM 16-bit")
     public static let w64PCM16 = AudioFileFormat(SF_FORMAT_W64, SF_FORMAT_PCM_16, "W64 PCM 16-bit")
     public static let nistPCM16 = AudioFileFormat(SF_FORMAT_NIST, SF_FORMAT_PCM_16, "NIST SPHERE PCM 16-bit")
+    public static let rf64PCM16 = AudioFileFormat(SF_FORMAT_RF64, SF_FORMAT_PCM_16, "RF64 PCM 16-bit")
+    public static let rf64PCM24 = AudioFileFormat(SF_FORMAT_RF64, SF_FORMAT_PCM_24, "RF64 PCM 24-bit")
+    public static let rf64Float = AudioFileFormat(SF_FORMAT_RF64, SF_FORMAT_FLOAT, "RF64 32-bit float")
+    public static let wavGSM = AudioFileFormat(SF_FORMAT_WAV, SF_FORMAT_GSM610, "WAV GSM 6.10")
 }
 
 /// Writes interleaved float frames to a new file (values in [−1, 1]; libsndfile converts to the encoding).

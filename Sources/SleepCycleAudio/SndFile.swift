@@ -166,6 +166,13 @@ final class SndFile {
                 + "cannot be decoded (expected PCM, IEEE float, A-law, µ-law, IMA/MS ADPCM or GSM 6.10)",
                 underlying: underlying)
         }
+        // libsndfile seeks inside some headers and codecs (GSM 6.10 in WAV, for one); on a pipe that fails with an
+        // internal or malformed-file error although the same bytes open as a file, so the line says both.
+        if !input.isRegular, code != Int32(SF_ERR_SYSTEM), code != Int32(SF_ERR_UNRECOGNISED_FORMAT),
+           code != Int32(SF_ERR_UNSUPPORTED_ENCODING) {
+            return AudioError(.notAudio, path: input.name, message: "cannot be decoded from a pipe or stream (the "
+                + "audio is malformed, or its format needs seeking: give it as a file)", underlying: underlying)
+        }
         return error(code: code, path: input.name, operation: "opening", underlying: underlying)
     }
 

@@ -1,5 +1,6 @@
 // Decoding through libsndfile: every format except native FLAC and Ogg Vorbis.
 import CSndFile
+import Foundation
 import SleepCycleDSP
 
 /// `AudioDecoder` over libsndfile (`sf_readf_float`): WAV, AIFF, CAF, W64, RF64, Ogg Opus, … Reads interleaved
@@ -12,20 +13,26 @@ final class SndFileDecoder: AudioDecoder {
     private var done = false
     private(set) var stopError: AudioError?
     /// A WAV whose `data` size is "unknown" (0xFFFFFFFF, sox's 0x7FFFF000, ffmpeg's 0x7FFFFFFF) is read here to
-    /// the end of the input, not by libsndfile, which would stop at 4 (or 2) GiB (`UnsizedWAVReader`).
+    /// the end of the input, not by libsndfile, which would stop at 4 (or 2) GiB (`UnsizedWAVReader`); so is an
+    /// RF64 file on a pipe, whose first samples libsndfile's parser consumes.
     private var unsized: UnsizedWAVReader?
     private let input: InputFile
 
     /// - Parameter blockFrames: the caller's output block, which sizes its reads (`AudioFileSource.framesPerRead`).
     init(input: InputFile, blockFrames: Int) throws(AudioError) {
         self.input = input
-        file = try SndFile(reading: input)
+        var declaredBytes: Int64?
+        if let (header, reader) = try Self.rf64Stream(input) {
+            (file, unsized) = (header, reader)
+        } else {
+            file = try SndFile(reading: input)
+            declaredBytes = input.isRegular ? nil : Self.declaredDataBytes(file)
+            unsized = UnsizedWAVReader(input: input, format: file.info.format, channels: file.channels)
+                ?? UnsizedWAVReader(stream: input, format: file.info.format, channels: file.channels,
+                                    declaredBytes: declaredBytes)
+        }
         let rate = min(max(file.sampleRate, 1), Resampler.supportedRates.upperBound)
         capacity = AudioFileSource.framesPerRead(blockFrames: blockFrames, rate: rate)
-        let declaredBytes = input.isRegular ? nil : Self.declaredDataBytes(file)
-        unsized = UnsizedWAVReader(input: input, format: file.info.format, channels: file.channels)
-            ?? UnsizedWAVReader(stream: input, format: file.info.format, channels: file.channels,
-                                declaredBytes: declaredBytes)
         frameCount = unsized.map(\.frameCount) ?? Self.declaredFrames(file, dataBytes: declaredBytes)
         interleaved = .allocate(capacity: capacity * max(1, file.channels))
     }
@@ -49,6 +56,37 @@ final class SndFileDecoder: AudioDecoder {
         if file.frames >= 1 << 48 { return nil }
         if let dataBytes, dataBytes >= 0x7FFF_0000 { return nil }
         return max(0, file.frames)
+    }
+
+    /// An RF64 file on a pipe: libsndfile 1.2's RF64 parser reads on past the `data` chunk's header there (its size
+    /// says "see ds64"), takes the first sample bytes for further chunks — skipping as many bytes as they happen to
+    /// declare — and cannot seek back, so it lost the first frames (or, by chance, far more) and reported a
+    /// truncation. Here libsndfile parses only the header, copied from the unconsumed stream (`InputFile.peek`) into
+    /// an unlinked temporary file; the stream's header bytes are then skipped and its samples read by
+    /// `UnsizedWAVReader`, up to ds64's data size. Nil (libsndfile reads the stream) for anything else: another
+    /// format, a header longer than the 16 KiB peeked (ds64, fmt and a broadcast WAV's bext and iXML fit), or an
+    /// encoding the reader does not take.
+    private static func rf64Stream(_ input: InputFile) throws(AudioError) -> (SndFile, UnsizedWAVReader)? {
+        guard !input.isRegular, input.peek(4).elementsEqual("RF64".utf8) else { return nil }
+        let head = input.peek(16_384)
+        guard let (offset, dataBytes) = UnsizedWAVReader.rf64DataChunk(head), let copy = tmpfile() else { return nil }
+        defer { fclose(copy) }
+        let written = head.withUnsafeBytes { fwrite($0.baseAddress, 1, offset, copy) }
+        guard written == offset, fflush(copy) == 0 else { return nil }
+        rewind(copy)
+        let header = try SndFile(reading: try InputFile(fileDescriptor: fileno(copy), name: input.name))
+        guard let reader = UnsizedWAVReader(rf64Stream: input, format: header.info.format, channels: header.channels,
+                                            dataBytes: dataBytes) else { return nil }
+        // libsndfile has not read the stream: it can still take it over if the encoding is not the reader's.
+        var skip = [UInt8](repeating: 0, count: offset), got = 0
+        while got < offset {
+            let n = skip.withUnsafeMutableBytes { input.read(into: $0.baseAddress! + got, count: offset - got) }
+            guard n > 0 else {
+                throw AudioError(.notAudio, path: input.name, message: "the RF64 header ends before its samples")
+            }
+            got += n
+        }
+        return (header, reader)
     }
 
     /// The `data` chunk size in libsndfile's log of the header, if it names one.

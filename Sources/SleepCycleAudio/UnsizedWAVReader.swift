@@ -12,6 +12,9 @@ import CSndFile
 /// leaves the pipe at the first sample): libsndfile stops at the declared size after reading past it (to byte 2^31
 /// of the data for both 2-GiB values, libsndfile 1.2), so taking over where it stopped would lose audio.
 ///
+/// The samples of an RF64 file on a pipe are read here too, after its header (`SndFileDecoder.rf64Stream`): on a
+/// pipe libsndfile's RF64 parser consumes some of them.
+///
 /// Integer PCM of 8 (unsigned), 16, 24 and 32 bits and 32-bit float, scaled as libsndfile scales them when it reads
 /// floats (k / 2^(bits−1), 8-bit as (k − 128) / 128), so the same file decodes to the same values either way.
 struct UnsizedWAVReader {
@@ -54,10 +57,41 @@ struct UnsizedWAVReader {
         frameCount = nil
     }
 
-    /// The encoding of a WAV/WAVEX libsndfile `format` this reader takes, and its bytes per sample.
+    /// A reader of the samples of an RF64 file on a pipe whose header has been read off (`SndFileDecoder`), up to
+    /// ds64's `dataBytes` (to the end of the stream when unknown); nil for an encoding it does not take.
+    init?(rf64Stream input: InputFile, format: Int32, channels: Int, dataBytes: UInt64?) {
+        guard !input.isRegular, channels > 0, Int(format) & SF_FORMAT_TYPEMASK == SF_FORMAT_RF64,
+              let (encoding, bytesPerSample) = Self.encoding(format) else { return nil }
+        (self.encoding, self.bytesPerSample, self.channels, seekable) = (encoding, bytesPerSample, channels, false)
+        dataOffset = 0
+        frameCount = dataBytes.map { Int64($0 / UInt64(bytesPerSample * channels)) }
+    }
+
+    /// Where an RF64 header's samples start in `head` and the data size its ds64 chunk declares (nil when ds64 says
+    /// nothing usable): the chunks walked from byte 12 to `data`.
+    static func rf64DataChunk(_ head: [UInt8]) -> (offset: Int, bytes: UInt64?)? {
+        func le32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(head[at + $1]) << (8 * $1) } }
+        func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
+        guard head.count >= 12, head[0..<4].elementsEqual("RF64".utf8), head[8..<12].elementsEqual("WAVE".utf8) else {
+            return nil
+        }
+        var position = 12, dataBytes: UInt64?
+        while position + 8 <= head.count {
+            let id = head[position..<position + 4], size = Int(le32(position + 4))
+            if id.elementsEqual("data".utf8) { return (position + 8, dataBytes) }
+            if id.elementsEqual("ds64".utf8), size >= 16, position + 24 <= head.count {
+                let bytes = le64(position + 16)
+                dataBytes = bytes > 0 && bytes < 1 << 60 ? bytes : nil
+            }
+            position += 8 + size + (size & 1)
+        }
+        return nil
+    }
+
+    /// The encoding of a WAV/WAVEX/RF64 libsndfile `format` this reader takes, and its bytes per sample.
     private static func encoding(_ format: Int32) -> (Encoding, Int)? {
         let major = Int(format) & SF_FORMAT_TYPEMASK
-        guard major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX else { return nil }
+        guard major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX || major == SF_FORMAT_RF64 else { return nil }
         switch Int(format) & SF_FORMAT_SUBMASK {
         case SF_FORMAT_PCM_U8: return (.u8, 1)
         case SF_FORMAT_PCM_16: return (.s16, 2)

@@ -118,6 +118,55 @@ struct StreamInputTests {
         }
     }
 
+    /// libsndfile 1.2's RF64 parser takes the first 8 bytes of the samples for a chunk header on a pipe and cannot
+    /// seek back: it lost the first 4 frames of a 16-bit mono file, shifted the rest and reported a truncation.
+    @Test("RF64 through a pipe: every sample from the first, its length known, no truncation warning",
+          arguments: [("16-bit mono", 1), ("24-bit stereo", 2), ("float stereo", 2)])
+    func rf64Pipe(kind: String, channels: Int) throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let x = FileFixture.sine(440, rate: 16_000, count: 16_001, amplitude: 0.5)
+        let format: AudioFileFormat = kind.hasPrefix("16") ? .rf64PCM16 : kind.hasPrefix("24") ? .rf64PCM24 : .rf64Float
+        let path = try FileFixture.writeFile(dir.path("x.rf64"), format, rate: 16_000,
+                                             channels: Array(repeating: x, count: channels))
+        let data = try bytes(path)
+        let fd = Self.pipe(feeding: data)
+        defer { close(fd) }
+        let source = try AudioFileSource(fileDescriptor: fd, name: "-")
+        #expect(source.format.frameCount == 16_001)
+        let streamed = try FileFixture.readAll(source)
+        let file = try FileFixture.readAll(AudioFileSource(path: path))
+        #expect(streamed.channels == file.channels && file.channels[0].count == 16_001, "\(kind)")
+        #expect(source.warnings.isEmpty, "\(source.warnings)")
+        // Cut short in the pipe, the same file is a truncation at the frame where its bytes end.
+        let cut = Self.pipe(feeding: Array(data.prefix(data.count - 4_000)))
+        defer { close(cut) }
+        let short = try AudioFileSource(fileDescriptor: cut, name: "-")
+        let part = try FileFixture.readAll(short)
+        #expect(part.channels[0] == Array(file.channels[0].prefix(part.channels[0].count)))
+        #expect(short.warnings.count == 1 && short.warnings[0].code == .truncated, "\(short.warnings)")
+    }
+
+    /// Formats libsndfile can read only by seeking: from a pipe, one line that says to give the file instead.
+    @Test("GSM 6.10 in WAV and CAF through a pipe: one line naming the stream and the way out",
+          arguments: ["gsm", "caf"])
+    func formatsThatNeedSeeking(kind: String) throws {
+        let dir = try FileFixture.TemporaryDirectory()
+        let x = FileFixture.sine(440, rate: 8_000, count: 8_000, amplitude: 0.5)
+        let path = try FileFixture.writeFile(dir.path("x.\(kind)"), kind == "gsm" ? .wavGSM : .caf16, rate: 8_000,
+                                             channels: [x])
+        #expect(try FileFixture.readAll(AudioFileSource(path: path)).channels[0].count >= 8_000)
+        let fd = Self.pipe(feeding: try bytes(path))
+        defer { close(fd) }
+        do {
+            // CAF opens and then yields nothing: the error comes from the first read.
+            _ = try FileFixture.readAll(AudioFileSource(fileDescriptor: fd, name: "-"))
+            Issue.record("\(kind) read from a pipe")
+        } catch {
+            let line = "\(error)"
+            #expect(line.hasPrefix("-: ") && line.contains("give it as a file") && !line.contains("\n"), "\(line)")
+        }
+    }
+
     @Test("Bad streams give one line naming the stream: empty pipe, text, a directory descriptor")
     func badStreams() throws {
         let empty = Self.pipe(feeding: [])
