@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a condition's snores are lost: the segmenter or the classifier.
+"""Where a condition's snores (or talking, or coughs) are lost: the segmenter or the classifier.
 
     python3 Benchmarks/Scripts/detection/snore_diagnosis.py --model A.json [--model B.json] [--fold 2] [--only ...]
 
@@ -10,6 +10,15 @@ it (the training label's threshold); for the covered snores, the segment stage's
 segment trees in float64, `train.predict`: no context stage, no screen, no bout rule). A low coverage says the
 segmenter misses the snores; a high coverage with a low p(snoring) says the classifier does. Prints one line per
 condition and model. About 30 s per condition on 2 cores.
+
+    python3 Benchmarks/Scripts/detection/snore_diagnosis.py --model A.json --event-class talking [--only ...]
+
+asks the same of talking or coughing events (of all four nights of the condition: the quiet night has none of its
+own, but the `no-snore` night has both). An utterance or a cough burst is cut into several segments, so an event is
+covered when the segments overlapping it together cover 30 % of it, and its p is the highest p(class) among them.
+For the covered events under 0.5 the line also counts what their surest segment was called instead (none, i.e. the
+breathing and background class, or another event class): a sound the classifier hears but takes for breathing
+wants other training than one it takes for a snore.
 
     python3 Benchmarks/Scripts/detection/snore_diagnosis.py --model A.json --model B.json --bedrooms
 
@@ -65,6 +74,18 @@ def covering_segment(segments, a, b):
     return best, share
 
 
+def overlapping_segments(segments, a, b):
+    """(indices, union overlap share of [a, b]) of the segments that overlap the interval (a channel's segments do
+    not overlap each other)."""
+    idx, covered = [], 0.0
+    for start, end, i in segments:
+        ov = max(0.0, min(b, end) - max(a, start))
+        if ov > 0:
+            idx.append(i)
+            covered += ov
+    return idx, covered / (b - a)
+
+
 def bedroom_segments(binary):
     """Segment features of the held-out bedrooms' channels (`channels_detect.py`'s scenes) that overlap no reference
     event of either sleeper (score.py's 0.5-s margin)."""
@@ -114,6 +135,8 @@ def main():
     ap.add_argument("--only", nargs="+", default=["reference", "mic-laptop", "snr-10", "room-2m", "laptop-10", "2m-10",
                                                   "laptop-2m", "mix-laptop-2m-10"])
     ap.add_argument("--binary", default=None, help="the sleepcycle CLI (default: $SLEEPCYCLE_BIN / .build/release)")
+    ap.add_argument("--event-class", default="snoring", choices=C.CLASSES[1:4],
+                    help="the reference events diagnosed (default snoring; talking and coughing: see above)")
     ap.add_argument("--bedrooms", action="store_true",
                     help="compare the models at equal numbers of false snoring segments on the reverberant bedrooms")
     ap.add_argument("--levels", metavar="MIC", default=None, choices=sorted(K.MICS),
@@ -122,6 +145,8 @@ def main():
     args = ap.parse_args()
     if not args.model and not args.levels:
         ap.error("give at least one --model (or --levels MIC)")
+    if args.bedrooms and args.event_class != "snoring":
+        ap.error("--bedrooms compares snoring only")
     pools = N.pools_for_fold(D.items(), args.fold, khan=True)
     if args.levels:
         return levels(K.MICS[args.levels], pools)
@@ -129,6 +154,7 @@ def main():
     models = [json.load(open(p)) for p in args.model]
     conds = conditions()
     snoring = C.CLASSES.index("snoring")
+    target = C.CLASSES.index(args.event_class)
     if args.bedrooms:
         Xb = bedroom_segments(binary)
         p_bedroom = [T.predict(model, Xb)[:, snoring] for model in models]
@@ -136,12 +162,16 @@ def main():
         print("| condition | model | covered snores | share >= 0.5 | bedroom segments >= 0.5 | "
               + " | ".join("share at %d bedroom" % n for n in BEDROOM_BUDGETS) + " |")
         print("|---" * (5 + len(BEDROOM_BUDGETS)) + "|")
-    else:
+    elif target == snoring:
         print("| condition | model | snores | covered | p(snoring) of covered: median | share >= 0.5 |")
         print("|---|---|---|---|---|---|")
+    else:
+        print("| condition | model | %s events | covered | p(%s) of covered: median | share >= 0.5 | "
+              "under 0.5, called: %s |" % (args.event_class, args.event_class, " / ".join(C.CLASSES)))
+        print("|---|---|---|---|---|---|---|")
     for name in args.only:
         nights = [K.condition_night(conds[name], name, pools, args.fold, 15.0, 0, j)
-                  for j, kind in enumerate(K.NIGHT_KINDS) if kind == "mixed"]
+                  for j, kind in enumerate(K.NIGHT_KINDS) if kind == "mixed" or target != snoring]
         lines = C.run_scenes("segment-features", (x for x, _ in nights), binary=binary)
         segs = lines[1:]
         X = np.array([s["features"] for s in segs], dtype=np.float64)
@@ -149,12 +179,31 @@ def main():
         for j, (_, truth) in enumerate(nights):
             scene = [(s["start"] / C.SR, s["end"] / C.SR, i) for i, s in enumerate(segs) if s["scene"] == j]
             for cls, a, b in truth:
-                if cls == "snoring":
-                    total += 1
+                if cls != args.event_class:
+                    continue
+                total += 1
+                if target == snoring:
                     i, share = covering_segment(scene, a, b)
                     if share >= COVER:
                         rows.append(i)
+                else:
+                    idx, share = overlapping_segments(scene, a, b)
+                    if share >= COVER:
+                        rows.append(idx)
         for m, (path, model) in enumerate(zip(args.model, models)):
+            if target != snoring:
+                P = T.predict(model, X) if len(X) else np.zeros((0, len(C.CLASSES)))
+                best = [max(idx, key=lambda i: P[i, target]) for idx in rows]
+                p = np.array([P[i, target] for i in best])
+                called = np.zeros(len(C.CLASSES), int)
+                for i in best:
+                    if P[i, target] < 0.5:
+                        called[int(np.argmax(P[i]))] += 1
+                print("| %s | %s | %d | %.2f | %.2f | %.2f | %s |" % (
+                    name, os.path.basename(path), total, len(rows) / max(total, 1),
+                    float(np.median(p)) if len(p) else float("nan"), float(np.mean(p >= 0.5)) if len(p) else float("nan"),
+                    " / ".join(str(c) for c in called)), flush=True)
+                continue
             p = T.predict(model, X[rows])[:, snoring] if rows else np.zeros(0)
             if args.bedrooms:
                 print("| %s | %s | %d | %.2f | %d | %s |" % (
