@@ -68,24 +68,12 @@ struct UnsizedWAVReader {
     }
 
     /// Where an RF64 header's samples start in `head` and the data size its ds64 chunk declares (nil when ds64 says
-    /// nothing usable): the chunks walked from byte 12 to `data`.
+    /// nothing usable).
     static func rf64DataChunk(_ head: [UInt8]) -> (offset: Int, bytes: UInt64?)? {
-        func le32(_ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(head[at + $1]) << (8 * $1) } }
-        func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
-        guard head.count >= 12, head[0..<4].elementsEqual("RF64".utf8), head[8..<12].elementsEqual("WAVE".utf8) else {
-            return nil
+        let chunk = dataChunk(form: "RF64", length: Int64(head.count)) { count, offset in
+            offset + Int64(count) <= Int64(head.count) ? Array(head[Int(offset)..<Int(offset) + count]) : nil
         }
-        var position = 12, dataBytes: UInt64?
-        while position + 8 <= head.count {
-            let id = head[position..<position + 4], size = Int(le32(position + 4))
-            if id.elementsEqual("data".utf8) { return (position + 8, dataBytes) }
-            if id.elementsEqual("ds64".utf8), size >= 16, position + 24 <= head.count {
-                let bytes = le64(position + 16)
-                dataBytes = bytes > 0 && bytes < 1 << 60 ? bytes : nil
-            }
-            position += 8 + size + (size & 1)
-        }
-        return nil
+        return chunk.map { (Int($0.offset), $0.ds64Bytes.flatMap { $0 > 0 && $0 < 1 << 60 ? $0 : nil }) }
     }
 
     /// The encoding of a WAV/WAVEX/RF64 libsndfile `format` this reader takes, and its bytes per sample.
@@ -102,21 +90,32 @@ struct UnsizedWAVReader {
         }
     }
 
-    /// The offset of the `data` chunk's samples and its declared size: the RIFF chunks walked from the header on.
+    /// The offset of the `data` chunk's samples and its declared size in a regular file.
     private static func dataChunk(_ input: InputFile, length: Int64) -> (Int64, UInt32)? {
-        func read(_ count: Int, at offset: Int64) -> [UInt8]? {
+        dataChunk(form: "RIFF", length: length) { count, offset in
             guard input.seek(to: offset) else { return nil }
             var out = [UInt8](repeating: 0, count: count)
             let n = out.withUnsafeMutableBytes { input.read(into: $0.baseAddress!, count: count) }
             return n == count ? out : nil
-        }
-        guard let riff = read(12, at: 0), riff[0..<4].elementsEqual("RIFF".utf8), riff[8..<12].elementsEqual("WAVE".utf8)
+        }.map { ($0.offset, $0.size) }
+    }
+
+    /// The chunks of a `form` ("RIFF" or "RF64") WAVE header of `length` bytes walked from byte 12 to `data`, read
+    /// through `read(count, offset)`: where the samples start, the `data` chunk's size field, and the data size of a
+    /// ds64 chunk passed on the way (RF64's 64-bit sizes).
+    private static func dataChunk(form: String, length: Int64, read: (Int, Int64) -> [UInt8]?)
+        -> (offset: Int64, size: UInt32, ds64Bytes: UInt64?)? {
+        func le32(_ b: [UInt8], _ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(b[at + $1]) << (8 * $1) } }
+        guard let header = read(12, 0), header[0..<4].elementsEqual(form.utf8), header[8..<12].elementsEqual("WAVE".utf8)
         else { return nil }
-        var position: Int64 = 12
+        var position: Int64 = 12, ds64Bytes: UInt64?
         for _ in 0..<1_000 {
-            guard position + 8 <= length, let header = read(8, at: position) else { return nil }
-            let size = UInt32(header[4]) | UInt32(header[5]) << 8 | UInt32(header[6]) << 16 | UInt32(header[7]) << 24
-            if header[0..<4].elementsEqual("data".utf8) { return (position + 8, size) }
+            guard position + 8 <= length, let chunk = read(8, position) else { return nil }
+            let size = le32(chunk, 4)
+            if chunk[0..<4].elementsEqual("data".utf8) { return (position + 8, size, ds64Bytes) }
+            if chunk[0..<4].elementsEqual("ds64".utf8), size >= 16, let sizes = read(8, position + 16) {
+                ds64Bytes = UInt64(le32(sizes, 0)) | UInt64(le32(sizes, 4)) << 32
+            }
             position += 8 + Int64(size) + Int64(size & 1)
         }
         return nil
