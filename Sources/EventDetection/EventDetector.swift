@@ -161,7 +161,7 @@ public struct EventDetector: AnalysisConsumer {
         // In place (no copy of the assembler's buffers per block).
         let fresh = EventAssembler(configuration: configuration)
         let finished = body(&assemblers[channel, default: fresh]).filter {
-            $0.probability >= configuration.minEventProbability[$0.type] ?? configuration.minProbability
+            $0.probability >= configuration.eventThreshold($0.type, durationSec: AnalysisClock.seconds($0.end - $0.start))
         }
         guard configuration.sustainedSpeechWindowSec > 0 else { return publish(channel: channel, finished) }
         let gate = SustainedSpeechGate(windowSec: configuration.sustainedSpeechWindowSec,

@@ -172,6 +172,10 @@ struct DetectEventsCommand: ParsableCommand {
     var featuresOnly = false
     @Option(help: "Per-class event threshold instead of the default, e.g. coughing=0.6 (repeatable; operating-point studies).")
     var minEventProbability: [String] = []
+    @Option(help: "Per-class length in seconds from which a finished event needs only --min-long-event-probability, e.g. coughing=0.7 (repeatable).")
+    var longEvent: [String] = []
+    @Option(help: "Per-class threshold of events at least --long-event long, e.g. coughing=0.5 (repeatable; TYPE=1 turns the rule off).")
+    var minLongEventProbability: [String] = []
     @Option(help: "Prior weight on a class's final probabilities, e.g. snoring=2 (repeatable; operating-point studies).")
     var classWeight: [String] = []
     @Option(help: "Sustained-speech window in seconds instead of the default (0 = off: talking events are reported however much talking surrounds them).")
@@ -204,6 +208,12 @@ struct DetectEventsCommand: ParsableCommand {
         var configuration = DetectorConfiguration.default
         configuration.minEventProbability.merge(
             try perClass(minEventProbability, option: "--min-event-probability", example: "TYPE=P, e.g. coughing=0.6"),
+            uniquingKeysWith: { $1 })
+        configuration.longEventSec.merge(
+            try perClass(longEvent, option: "--long-event", example: "TYPE=SECONDS, e.g. coughing=0.7"),
+            uniquingKeysWith: { $1 })
+        configuration.minLongEventProbability.merge(
+            try perClass(minLongEventProbability, option: "--min-long-event-probability", example: "TYPE=P, e.g. coughing=0.5"),
             uniquingKeysWith: { $1 })
         configuration.classWeights = try perClass(classWeight, option: "--class-weight", example: "TYPE=W, e.g. snoring=2")
         if let sustainedSpeechWindow { configuration.sustainedSpeechWindowSec = sustainedSpeechWindow }

@@ -84,6 +84,30 @@ import SleepCycleDSP
         #expect(throws: DetectionError.self) { try EventDetector(configuration: config, classifier: FixedClassifier.always(.talking, 0.9)) }
     }
 
+    @Test func longEventsCanHaveTheirOwnThreshold() throws {
+        // With cough events of 0.7 s or more passing from 0.5: at 0.6, a lone 0.4-s cough (a knock or a click is as
+        // short) is not reported, while a burst of three coughs (one 1.45-s event) and one 0.9-s cough are.
+        let rows = TestSignals.frames(seconds: 40, background: bg, events: [
+            (5, 5.4, loud),
+            (15, 15.25, loud), (15.6, 15.85, loud), (16.2, 16.45, loud),
+            (25, 25.9, loud)])
+        var config = DetectorConfiguration.default
+        config.longEventSec = [.coughing: 0.7]
+        config.minLongEventProbability = [.coughing: 0.5]
+        let events = ended(try run(rows, classifier: .always(.coughing, 0.6), configuration: config))
+        #expect(events.count == 2)
+        #expect(events.map { AnalysisClock.seconds($0.start).rounded() } == [15, 25])
+        #expect(config.eventThreshold(.coughing, durationSec: 0.7) == 0.5)
+        #expect(config.eventThreshold(.coughing, durationSec: 0.69) == 0.7)
+        #expect(config.eventThreshold(.talking, durationSec: 3) == 0.6)
+        // Under 0.5 nothing is a cough event; by default (no rule) 0.7 applies to all.
+        #expect(ended(try run(rows, classifier: .always(.coughing, 0.45), configuration: config)).isEmpty)
+        #expect(ended(try run(rows, classifier: .always(.coughing, 0.6))).isEmpty)
+        #expect(DetectorConfiguration.default.eventThreshold(.coughing, durationSec: 3) == 0.7)
+        config.minLongEventProbability = [.coughing: -0.1]
+        #expect(throws: DetectionError.self) { try config.validate() }
+    }
+
     @Test func snoreBoutRule() throws {
         // A lone moderately confident snore is dropped; a bout of snores every 4 s is reported snore by snore.
         let lone = TestSignals.frames(seconds: 40, background: bg, events: [(10, 11, loud)])
